@@ -1,0 +1,1 @@
+//! linkshare-analysis: reference allocations, admission control and bounds (not on the packet path; may use floats).

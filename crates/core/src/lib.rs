@@ -1,0 +1,30 @@
+//! linkshare-core: the sans-IO scheduling core of linkshare.
+//!
+//! Everything in this crate is integer-time and I/O-free: no clock reads, no threads,
+//! no floating point in scheduler state. Every call that depends on time takes `now`.
+//! The same code runs inside the deterministic simulator (`linkshare-sim`) and inside
+//! the userspace shaper.
+//!
+//! * [`units`]: [`Instant`], [`Duration`], [`Bytes`], [`Rate`] and tc-style parsing.
+//! * [`hierarchy`]: the validated class tree every scheduler is built from.
+//! * [`sched`]: the [`Scheduler`] contract and one module per discipline.
+//! * [`buffer`]: buffer policies usable with any discipline.
+//! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
+//! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
+//! * [`testing`]: the conformance harness every scheduler is run through.
+#![warn(missing_docs)]
+
+pub mod buffer;
+pub mod curve;
+pub mod hierarchy;
+pub mod port;
+pub mod pq;
+pub mod sched;
+pub mod stats;
+pub mod testing;
+pub mod units;
+
+pub use hierarchy::{ClassId, ClassTree};
+pub use sched::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+pub use stats::Qdisc;
+pub use units::{Bytes, Duration, Instant, Rate};

@@ -1,0 +1,198 @@
+//! The scheduler contract and one module per discipline.
+//!
+//! # Contract
+//!
+//! A scheduler owns its queues and never reads a clock; every call takes `now`, and
+//! successive calls never go back in time.
+//!
+//! * [`Scheduler::enqueue`] offers a packet to a **leaf** class. The result is
+//!   [`Enqueue::Queued`] or [`Enqueue::Dropped`] with the packet and a [`DropReason`]:
+//!   a drop is a value, never an error or a silent loss. A discipline whose drop rule may
+//!   pick a packet other than the arrival (Keshav's largest bid, push-out) hands such
+//!   victims to `evicted`; the arrival's own fate is the return value.
+//! * [`Scheduler::dequeue`] returns the packet to transmit at `now`, or `None`. A
+//!   non-work-conserving discipline may return `None` while it holds packets.
+//! * [`Scheduler::poll_at`] tells the driver when calling `dequeue` can next return a
+//!   packet: [`PollAt::Now`], [`PollAt::At`] a future instant, or [`PollAt::Idle`] (empty).
+//!   It must be honest: `Now` means `dequeue(now)` returns a packet; `At(t)` means
+//!   `dequeue` returns nothing before `t` unless a packet arrives in between; `Idle`
+//!   means no packet is queued. The conformance harness ([`crate::testing`]) checks it.
+//! * [`Scheduler::remove_newest`] takes the most recently queued packet of a class out of
+//!   the discipline (used by push-out buffer policies, see [`crate::buffer`]).
+//!
+//! Statistics and buffer policies are *not* the scheduler's job: [`crate::Qdisc`] wraps
+//! every scheduler and keeps them once, with the conservation identities.
+//!
+//! # Steady state
+//!
+//! After warm-up (queues have reached their peak length once) no call allocates.
+
+pub mod fifo;
+mod registry;
+
+pub use registry::{BuildError, SchedulerKind, UnknownScheduler, build};
+
+use crate::hierarchy::ClassId;
+use crate::units::{Bytes, Instant};
+
+/// Anything a scheduler can queue: it only needs to know its length on the wire.
+pub trait Packet {
+    /// Length on the wire in bytes, as counted by the scheduler and the link.
+    fn wire_len(&self) -> u32;
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum DropReason {
+    /// The class's own buffer limit was reached (tail drop).
+    ClassLimit,
+    /// The buffer shared by all classes was full (tail drop).
+    SharedLimit,
+    /// Pushed out of the longest queue to make room for an arrival (FSC paper §2.4).
+    PushedOut,
+    /// The packet is longer than the class's maximum packet size.
+    TooLarge,
+    /// The packet was addressed to a class that cannot hold packets (not a leaf, or no
+    /// such class).
+    NotALeaf,
+}
+
+impl DropReason {
+    /// Every reason, in a fixed order (used for counters and reports).
+    pub const ALL: [DropReason; 5] = [
+        DropReason::ClassLimit,
+        DropReason::SharedLimit,
+        DropReason::PushedOut,
+        DropReason::TooLarge,
+        DropReason::NotALeaf,
+    ];
+    /// Number of reasons.
+    pub const COUNT: usize = Self::ALL.len();
+
+    /// Dense index in `0..COUNT`.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Stable snake_case name used in reports (`summary.json`, CSV).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DropReason::ClassLimit => "class_limit",
+            DropReason::SharedLimit => "shared_limit",
+            DropReason::PushedOut => "pushed_out",
+            DropReason::TooLarge => "too_large",
+            DropReason::NotALeaf => "not_a_leaf",
+        }
+    }
+}
+
+/// A dropped packet with the class it was queued in (or offered to) and the reason.
+#[derive(Debug)]
+pub struct Dropped<P> {
+    /// The packet.
+    pub pkt: P,
+    /// The class it belonged to.
+    pub class: ClassId,
+    /// Why it was dropped.
+    pub reason: DropReason,
+}
+
+/// The fate of an arriving packet.
+#[must_use = "a dropped packet must be accounted for"]
+#[derive(Debug)]
+pub enum Enqueue<P> {
+    /// The packet is queued.
+    Queued,
+    /// The packet was refused.
+    Dropped(Dropped<P>),
+}
+
+/// A packet leaving the scheduler, with its class.
+#[derive(Debug)]
+pub struct Dequeued<P> {
+    /// The packet.
+    pub pkt: P,
+    /// The leaf class it was queued in.
+    pub class: ClassId,
+}
+
+/// When the driver should next call [`Scheduler::dequeue`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PollAt {
+    /// A packet can be dequeued now.
+    Now,
+    /// Packets are queued but none may leave before this instant (shaping).
+    At(Instant),
+    /// Nothing is queued.
+    Idle,
+}
+
+/// A packet scheduling discipline. See the [module docs](self) for the timing contract.
+pub trait Scheduler<P: Packet> {
+    /// Short stable name (`"fifo"`, `"drr"`, ...), as used on the command line.
+    fn name(&self) -> &'static str;
+
+    /// Whether the discipline is work-conserving: it never idles while it holds packets,
+    /// so `poll_at` is never `At(_)`. The conformance harness checks the claim.
+    fn is_work_conserving(&self) -> bool;
+
+    /// Offers `pkt` to leaf `class` at `now`. Packets other than `pkt` that the
+    /// discipline decides to drop are pushed onto `evicted`.
+    fn enqueue(
+        &mut self,
+        now: Instant,
+        class: ClassId,
+        pkt: P,
+        evicted: &mut Vec<Dropped<P>>,
+    ) -> Enqueue<P>;
+
+    /// The next packet to send at `now`, if the discipline releases one.
+    fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>>;
+
+    /// When `dequeue` can next return a packet (see the module docs).
+    fn poll_at(&self, now: Instant) -> PollAt;
+
+    /// Removes and returns the most recently queued packet of `class`, if it has one.
+    fn remove_newest(&mut self, class: ClassId) -> Option<P>;
+}
+
+impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
+    #[inline]
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    #[inline]
+    fn is_work_conserving(&self) -> bool {
+        (**self).is_work_conserving()
+    }
+    #[inline]
+    fn enqueue(
+        &mut self,
+        now: Instant,
+        class: ClassId,
+        pkt: P,
+        evicted: &mut Vec<Dropped<P>>,
+    ) -> Enqueue<P> {
+        (**self).enqueue(now, class, pkt, evicted)
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
+        (**self).dequeue(now)
+    }
+    #[inline]
+    fn poll_at(&self, now: Instant) -> PollAt {
+        (**self).poll_at(now)
+    }
+    #[inline]
+    fn remove_newest(&mut self, class: ClassId) -> Option<P> {
+        (**self).remove_newest(class)
+    }
+}
+
+/// Length of a packet as [`Bytes`].
+#[inline]
+pub fn len_of<P: Packet>(p: &P) -> Bytes {
+    Bytes(u64::from(p.wire_len()))
+}

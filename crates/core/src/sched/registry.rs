@@ -1,0 +1,99 @@
+//! Building a discipline by name, for scenario files and the command line.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::fifo::Fifo;
+use super::{Packet, Scheduler};
+use crate::hierarchy::ClassTree;
+
+/// Every discipline that can be named in a scenario or on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SchedulerKind {
+    /// [`super::fifo::Fifo`].
+    Fifo,
+}
+
+impl SchedulerKind {
+    /// Every kind, in the order they are listed to users.
+    pub const ALL: &'static [SchedulerKind] = &[SchedulerKind::Fifo];
+
+    /// The name used in scenarios and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SchedulerKind::Fifo => "fifo",
+        }
+    }
+
+    /// The names of every kind, comma-separated, for error messages.
+    pub fn all_names() -> String {
+        Self::ALL
+            .iter()
+            .map(|k| k.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for SchedulerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown scheduler name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownScheduler(pub String);
+
+impl fmt::Display for UnknownScheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown scheduler `{}`; known schedulers: {}",
+            self.0,
+            SchedulerKind::all_names()
+        )
+    }
+}
+
+impl std::error::Error for UnknownScheduler {}
+
+impl FromStr for SchedulerKind {
+    type Err = UnknownScheduler;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| UnknownScheduler(s.to_owned()))
+    }
+}
+
+/// Why a discipline cannot be built for a tree (for example a flat discipline given a
+/// hierarchy it cannot honour).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    /// The discipline.
+    pub kind: SchedulerKind,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "scheduler `{}`: {}", self.kind, self.message)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Builds the discipline `kind` for `tree`.
+pub fn build<P: Packet + 'static>(
+    kind: SchedulerKind,
+    tree: &ClassTree,
+) -> Result<Box<dyn Scheduler<P>>, BuildError> {
+    let _ = tree;
+    Ok(match kind {
+        SchedulerKind::Fifo => Box::new(Fifo::new()),
+    })
+}

@@ -1,0 +1,1 @@
+//! The conformance harness every scheduler is run through (see `tests/conformance.rs`).
