@@ -1,1 +1,8 @@
-//! linkshare-analysis: reference allocations, admission control and bounds (not on the packet path; may use floats).
+//! linkshare-analysis: what classes *should* get, and what schedulers can promise.
+//!
+//! Nothing here is on the packet path, so floats are allowed.
+//!
+//! * [`maxmin`]: weighted max-min fair shares (HLS paper, Alg. 1) and hierarchical
+//!   max-min fair (HMM-fair) allocations (Alg. 2, Thm. 1).
+
+pub mod maxmin;
