@@ -27,8 +27,11 @@
 //!
 //! After warm-up (queues have reached their peak length once) no call allocates.
 
+pub mod drr;
 pub mod fifo;
+pub mod prio;
 mod registry;
+pub mod ring;
 
 pub use registry::{BuildError, SchedulerKind, UnknownScheduler, build};
 

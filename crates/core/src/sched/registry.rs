@@ -3,7 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::drr::Drr;
 use super::fifo::Fifo;
+use super::prio::Prio;
 use super::{Packet, Scheduler};
 use crate::hierarchy::ClassTree;
 
@@ -12,16 +14,23 @@ use crate::hierarchy::ClassTree;
 pub enum SchedulerKind {
     /// [`super::fifo::Fifo`].
     Fifo,
+    /// [`super::prio::Prio`].
+    Prio,
+    /// [`super::drr::Drr`].
+    Drr,
 }
 
 impl SchedulerKind {
     /// Every kind, in the order they are listed to users.
-    pub const ALL: &'static [SchedulerKind] = &[SchedulerKind::Fifo];
+    pub const ALL: &'static [SchedulerKind] =
+        &[SchedulerKind::Fifo, SchedulerKind::Prio, SchedulerKind::Drr];
 
     /// The name used in scenarios and on the command line.
     pub const fn name(self) -> &'static str {
         match self {
             SchedulerKind::Fifo => "fifo",
+            SchedulerKind::Prio => "prio",
+            SchedulerKind::Drr => "drr",
         }
     }
 
@@ -92,8 +101,38 @@ pub fn build<P: Packet + 'static>(
     kind: SchedulerKind,
     tree: &ClassTree,
 ) -> Result<Box<dyn Scheduler<P>>, BuildError> {
-    let _ = tree;
     Ok(match kind {
         SchedulerKind::Fifo => Box::new(Fifo::new()),
+        SchedulerKind::Prio => Box::new(Prio::new(tree)),
+        SchedulerKind::Drr => Box::new(Drr::new(tree)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        for &kind in SchedulerKind::ALL {
+            assert_eq!(kind.name().parse::<SchedulerKind>(), Ok(kind));
+            assert_eq!(kind.to_string(), kind.name());
+        }
+        let mut names: Vec<&str> = SchedulerKind::ALL.iter().map(|k| k.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), SchedulerKind::ALL.len());
+    }
+
+    #[test]
+    fn unknown_name_lists_the_known_ones() {
+        let err = "wfq2".parse::<SchedulerKind>().unwrap_err().to_string();
+        assert!(
+            err.starts_with("unknown scheduler `wfq2`; known schedulers: fifo, "),
+            "{err}"
+        );
+        for &kind in SchedulerKind::ALL {
+            assert!(err.contains(kind.name()), "{err}");
+        }
+    }
 }

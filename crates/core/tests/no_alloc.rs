@@ -1,0 +1,259 @@
+//! The packet path allocates nothing in steady state: after warm-up (every queue has
+//! reached its peak length once), enqueue + dequeue pairs through `Qdisc` and
+//! `EgressPort` perform zero heap allocations, for every discipline of the registry.
+//!
+//! Allocations are counted by a global allocator that wraps the system allocator and
+//! counts, on the measuring thread only (other test threads may allocate freely), every
+//! `alloc`, `alloc_zeroed` and `realloc`.
+
+// A `GlobalAlloc` implementation is `unsafe` by definition: it forwards raw pointers to
+// the system allocator. This test file is the only place in the core that needs it.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use linkshare_core::Qdisc;
+use linkshare_core::buffer::{BufferConfig, Overflow};
+use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
+use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::sched::{Scheduler, SchedulerKind, build};
+use linkshare_core::testing::TestPacket;
+use linkshare_core::units::{Bytes, Instant, Rate};
+
+/// Allocations made by armed threads.
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Whether allocations on this thread are counted. Const-initialised without a
+    /// destructor, so reading it never allocates.
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+}
+
+struct Counting;
+
+impl Counting {
+    fn count() {
+        if ARMED.with(Cell::get) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; counting has no effect on the memory handed out.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::count();
+        // SAFETY: forwarded from our caller, who upholds `alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::count();
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::count();
+        // SAFETY: as above; `ptr` was allocated by `System` through this allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations `f` performs on this thread.
+fn allocations_in(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    ARMED.with(|a| a.set(true));
+    f();
+    ARMED.with(|a| a.set(false));
+    ALLOCATIONS.load(Ordering::Relaxed) - before
+}
+
+const CLASSES: usize = 1000;
+const PAIRS: u32 = 100_000;
+/// Largest backlog of one class during a run; the warm-up grows every queue to it.
+const PEAK: u32 = 8;
+
+/// The steady-state traffic: a deterministic class sequence (64-bit LCG) that never
+/// lets a class hold more than [`PEAK`] packets, packet lengths 64..=1500 B.
+struct Traffic {
+    state: u64,
+    backlog: Vec<u32>,
+    next_id: u64,
+}
+
+impl Traffic {
+    fn new() -> Traffic {
+        Traffic {
+            state: 1,
+            backlog: vec![0; CLASSES + 1],
+            next_id: 0,
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state = self
+            .state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.state >> 33
+    }
+
+    /// The next arrival: a leaf (ids `1..=CLASSES`) below its peak, and a packet.
+    fn arrival(&mut self) -> (ClassId, TestPacket) {
+        let mut c = 1 + (self.next() % CLASSES as u64) as usize;
+        while self.backlog[c] >= PEAK {
+            c = c % CLASSES + 1;
+        }
+        self.backlog[c] += 1;
+        let len = 64 + (self.next() % 1437) as u32;
+        self.next_id += 1;
+        (
+            ClassId(c as u32),
+            TestPacket {
+                id: self.next_id,
+                len,
+            },
+        )
+    }
+
+    fn departed(&mut self, class: ClassId) {
+        self.backlog[class.index()] -= 1;
+    }
+}
+
+type Boxed = Box<dyn Scheduler<TestPacket>>;
+
+/// Grows every queue to [`PEAK`] (one class at a time, so that the total stays below any
+/// shared limit), then leaves every class with `PEAK / 2` packets.
+fn warm_up(q: &mut Qdisc<TestPacket, Boxed>, traffic: &mut Traffic) {
+    let t = Instant::ZERO;
+    for c in 1..=CLASSES as u32 {
+        for _ in 0..PEAK {
+            traffic.next_id += 1;
+            let pkt = TestPacket {
+                id: traffic.next_id,
+                len: 1500,
+            };
+            assert!(q.enqueue(t, ClassId(c), pkt, |d| panic!("warm-up drop {d:?}")));
+        }
+        for _ in 0..PEAK {
+            assert_eq!(q.dequeue(t).map(|d| d.class), Some(ClassId(c)));
+        }
+    }
+    for _ in 0..CLASSES as u32 * PEAK / 2 {
+        let (class, pkt) = traffic.arrival();
+        assert!(q.enqueue(t, class, pkt, |d| panic!("warm-up drop {d:?}")));
+    }
+}
+
+fn qdisc(kind: SchedulerKind, tree: &ClassTree, buffer: BufferConfig) -> Qdisc<TestPacket, Boxed> {
+    let sched = build::<TestPacket>(kind, tree).expect("every kind builds for a flat tree");
+    Qdisc::new(tree, sched, buffer)
+}
+
+#[test]
+fn qdisc_pairs_do_not_allocate() {
+    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
+    for &kind in SchedulerKind::ALL {
+        let mut q = qdisc(kind, &tree, BufferConfig::default());
+        let mut traffic = Traffic::new();
+        warm_up(&mut q, &mut traffic);
+        let mut now = Instant::ZERO;
+        let mut out = 0u32;
+        let n = allocations_in(|| {
+            for _ in 0..PAIRS {
+                now.0 += 1000;
+                let (class, pkt) = traffic.arrival();
+                let queued = q.enqueue(now, class, pkt, |_| {});
+                assert!(queued);
+                if let Some(d) = q.dequeue(now) {
+                    traffic.departed(d.class);
+                    out += 1;
+                }
+            }
+        });
+        assert_eq!(
+            n, 0,
+            "{kind}: {n} allocations in {PAIRS} enqueue+dequeue pairs"
+        );
+        assert_eq!(
+            out, PAIRS,
+            "{kind}: a work-conserving discipline dequeues every time"
+        );
+    }
+}
+
+/// A full shared buffer with push-out: every arrival evicts a packet, through
+/// `remove_newest` and the qdisc's longest-queue heap.
+#[test]
+fn push_out_does_not_allocate() {
+    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
+    let shared = Limit::Packets(u64::from(PEAK / 2) * CLASSES as u64);
+    let buffer = BufferConfig {
+        shared: Some(shared),
+        overflow: Overflow::PushOutLongest,
+    };
+    for &kind in SchedulerKind::ALL {
+        let mut q = qdisc(kind, &tree, buffer);
+        let mut traffic = Traffic::new();
+        warm_up(&mut q, &mut traffic);
+        let mut drops = 0u32;
+        let n = allocations_in(|| {
+            for _ in 0..PAIRS {
+                let (class, pkt) = traffic.arrival();
+                q.enqueue(Instant::ZERO, class, pkt, |d| {
+                    traffic.departed(d.class);
+                    drops += 1;
+                });
+            }
+        });
+        assert_eq!(
+            n, 0,
+            "{kind}: {n} allocations in {PAIRS} arrivals to a full buffer"
+        );
+        assert_eq!(
+            drops, PAIRS,
+            "{kind}: every arrival to the full buffer costs one packet"
+        );
+    }
+}
+
+#[test]
+fn egress_port_does_not_allocate() {
+    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
+    for &kind in SchedulerKind::ALL {
+        let mut q = qdisc(kind, &tree, BufferConfig::default());
+        let mut traffic = Traffic::new();
+        warm_up(&mut q, &mut traffic);
+        let mut port = EgressPort::new(q, tree.link_rate(), Bytes(24));
+        let mut started = 0u32;
+        let n = allocations_in(|| {
+            for _ in 0..PAIRS {
+                let now = port.busy_until();
+                let (class, pkt) = traffic.arrival();
+                assert!(port.enqueue(now, class, pkt, |_| {}));
+                match port.transmit(now) {
+                    Transmit::Started { pkt, .. } => {
+                        traffic.departed(pkt.class);
+                        started += 1;
+                    }
+                    other => panic!("{kind}: link free and backlogged, got {other:?}"),
+                }
+            }
+        });
+        assert_eq!(
+            n, 0,
+            "{kind}: {n} allocations in {PAIRS} arrivals and transmissions"
+        );
+        assert_eq!(started, PAIRS);
+    }
+}
