@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 use super::drr::Drr;
 use super::fifo::Fifo;
+use super::hls::Hls;
 use super::prio::Prio;
 use super::{Packet, Scheduler};
 use crate::hierarchy::ClassTree;
@@ -18,12 +19,18 @@ pub enum SchedulerKind {
     Prio,
     /// [`super::drr::Drr`].
     Drr,
+    /// [`super::hls::Hls`].
+    Hls,
 }
 
 impl SchedulerKind {
     /// Every kind, in the order they are listed to users.
-    pub const ALL: &'static [SchedulerKind] =
-        &[SchedulerKind::Fifo, SchedulerKind::Prio, SchedulerKind::Drr];
+    pub const ALL: &'static [SchedulerKind] = &[
+        SchedulerKind::Fifo,
+        SchedulerKind::Prio,
+        SchedulerKind::Drr,
+        SchedulerKind::Hls,
+    ];
 
     /// The name used in scenarios and on the command line.
     pub const fn name(self) -> &'static str {
@@ -31,6 +38,7 @@ impl SchedulerKind {
             SchedulerKind::Fifo => "fifo",
             SchedulerKind::Prio => "prio",
             SchedulerKind::Drr => "drr",
+            SchedulerKind::Hls => "hls",
         }
     }
 
@@ -105,6 +113,7 @@ pub fn build<P: Packet + 'static>(
         SchedulerKind::Fifo => Box::new(Fifo::new()),
         SchedulerKind::Prio => Box::new(Prio::new(tree)),
         SchedulerKind::Drr => Box::new(Drr::new(tree)),
+        SchedulerKind::Hls => Box::new(Hls::new(tree)),
     })
 }
 
