@@ -29,6 +29,7 @@
 
 pub mod drr;
 pub mod fifo;
+pub mod hdrr;
 pub mod hls;
 pub mod prio;
 mod registry;

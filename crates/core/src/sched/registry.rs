@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 use super::drr::Drr;
 use super::fifo::Fifo;
+use super::hdrr::Hdrr;
 use super::hls::Hls;
 use super::prio::Prio;
 use super::{Packet, Scheduler};
@@ -21,6 +22,8 @@ pub enum SchedulerKind {
     Drr,
     /// [`super::hls::Hls`].
     Hls,
+    /// [`super::hdrr::Hdrr`].
+    Hdrr,
 }
 
 impl SchedulerKind {
@@ -30,6 +33,7 @@ impl SchedulerKind {
         SchedulerKind::Prio,
         SchedulerKind::Drr,
         SchedulerKind::Hls,
+        SchedulerKind::Hdrr,
     ];
 
     /// The name used in scenarios and on the command line.
@@ -39,6 +43,7 @@ impl SchedulerKind {
             SchedulerKind::Prio => "prio",
             SchedulerKind::Drr => "drr",
             SchedulerKind::Hls => "hls",
+            SchedulerKind::Hdrr => "hdrr",
         }
     }
 
@@ -114,6 +119,9 @@ pub fn build<P: Packet + 'static>(
         SchedulerKind::Prio => Box::new(Prio::new(tree)),
         SchedulerKind::Drr => Box::new(Drr::new(tree)),
         SchedulerKind::Hls => Box::new(Hls::new(tree)),
+        SchedulerKind::Hdrr => {
+            Box::new(Hdrr::new(tree).map_err(|message| BuildError { kind, message })?)
+        }
     })
 }
 
