@@ -2,7 +2,10 @@
 //!
 //! Nothing here is on the packet path, so floats are allowed.
 //!
+//! * [`bounds`]: fairness (alpha) and transmission-gap (gamma) bounds of HLS and HDRR
+//!   (Theorems 3–6).
 //! * [`maxmin`]: weighted max-min fair shares (HLS paper, Alg. 1) and hierarchical
 //!   max-min fair (HMM-fair) allocations (Alg. 2, Thm. 1).
 
+pub mod bounds;
 pub mod maxmin;
