@@ -6,6 +6,9 @@
 //!   (Theorems 3–6).
 //! * [`maxmin`]: weighted max-min fair shares (HLS paper, Alg. 1) and hierarchical
 //!   max-min fair (HMM-fair) allocations (Alg. 2, Thm. 1).
+//! * [`quality`]: link-sharing quality measured from a packet log (empirical HMM(alpha),
+//!   transmission gaps).
 
 pub mod bounds;
 pub mod maxmin;
+pub mod quality;

@@ -1,0 +1,331 @@
+//! Link-sharing quality measured from a packet log, for any scheduler.
+//!
+//! * [`empirical_alpha`] — Definition 1 of the HLS paper, exactly: over every pair of
+//!   siblings `i, j` and every interval `[t1, t2]` in which both are backlogged, the
+//!   largest `|D_i(t1, t2)/w_i − D_j(t1, t2)/w_j|`.
+//! * [`max_gap`] — Definition 2, as observed: the longest time a backlogged leaf waits
+//!   between the end of one of its transmissions and the start of its next.
+//!
+//! # Timing conventions
+//!
+//! A class is *backlogged* while it (or a leaf below it) holds a packet that has arrived
+//! and has not yet been dequeued: a packet counts from its `arrival` until its `start`
+//! (the instant the scheduler released it to the link). Its bytes count in `D` at
+//! `start`. Arrivals at an instant are applied before releases at the same instant, so a
+//! source that refills its queue when a packet leaves keeps the class backlogged.
+//!
+//! # Cost
+//!
+//! `O(P log P)` to order the events plus `O(P · depth · k)` for `P` packets and at most
+//! `k` children per class: meant for the hierarchies of experiments (tens of classes),
+//! not for 100 000 siblings.
+
+use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::units::{Duration, Instant};
+
+/// One packet as seen at a scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmission {
+    /// The leaf it was queued in.
+    pub class: ClassId,
+    /// Length in bytes.
+    pub bytes: u32,
+    /// Arrival at the scheduler.
+    pub arrival: Instant,
+    /// Released by the scheduler (start of transmission).
+    pub start: Instant,
+    /// Last bit on the wire.
+    pub end: Instant,
+}
+
+/// The result of [`empirical_alpha`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlphaReport {
+    /// The largest deviation over all sibling pairs, bytes per unit of weight.
+    pub alpha: f64,
+    /// The largest deviation of every sibling pair that was ever backlogged together,
+    /// in tree order.
+    pub per_pair: Vec<(ClassId, ClassId, f64)>,
+}
+
+impl AlphaReport {
+    /// The pair with the largest deviation, if any pair was backlogged together.
+    pub fn worst(&self) -> Option<(ClassId, ClassId, f64)> {
+        self.per_pair
+            .iter()
+            .copied()
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+    }
+}
+
+/// Running extremes of `X = D_i/w_i − D_j/w_j` in the current common backlog interval.
+#[derive(Clone, Copy, Debug)]
+struct PairWindow {
+    open: bool,
+    lo: f64,
+    hi: f64,
+    best: f64,
+    seen: bool,
+}
+
+/// Definition 1 over the packet log `txs` of a scheduler configured with `tree`
+/// (see the [module docs](self) for the conventions).
+pub fn empirical_alpha(tree: &ClassTree, txs: &[Transmission]) -> AlphaReport {
+    let classes = tree.classes();
+    let n = classes.len();
+    let mut events: Vec<(Instant, bool, usize)> = Vec::with_capacity(2 * txs.len());
+    for (k, t) in txs.iter().enumerate() {
+        events.push((t.arrival, false, k));
+        events.push((t.start, true, k));
+    }
+    events.sort_unstable();
+    let mut backlog = vec![0u64; n];
+    let mut per_weight = vec![0f64; n]; // D_c / w_c
+    // Pairs grouped by parent: pair_base[p] indexes pairs of p's children (a < b).
+    let mut pair_base = vec![0usize; n];
+    let mut total_pairs = 0;
+    for c in classes {
+        pair_base[c.id.index()] = total_pairs;
+        let k = c.children.len();
+        total_pairs += k * k.saturating_sub(1) / 2;
+    }
+    let mut windows = vec![
+        PairWindow {
+            open: false,
+            lo: 0.0,
+            hi: 0.0,
+            best: 0.0,
+            seen: false
+        };
+        total_pairs
+    ];
+    let mut path = Vec::new();
+    for (at, is_start, k) in events {
+        let _ = at;
+        let t = &txs[k];
+        path.clear();
+        path.push(t.class);
+        path.extend(tree.ancestors(t.class));
+        for &c in &path[..path.len() - 1] {
+            let ci = c.index();
+            if is_start {
+                per_weight[ci] += f64::from(t.bytes) / f64::from(classes[ci].weight());
+                backlog[ci] -= 1;
+            } else {
+                backlog[ci] += 1;
+            }
+            let parent = classes[ci].parent.expect("non-root").index();
+            update_pairs(
+                tree,
+                parent,
+                pair_base[parent],
+                &backlog,
+                &per_weight,
+                &mut windows,
+                is_start,
+                c,
+            );
+        }
+    }
+    let mut per_pair = Vec::new();
+    let mut alpha = 0f64;
+    for c in classes {
+        let kids = &c.children;
+        let mut idx = pair_base[c.id.index()];
+        for a in 0..kids.len() {
+            for b in a + 1..kids.len() {
+                let w = windows[idx];
+                if w.seen {
+                    per_pair.push((kids[a], kids[b], w.best));
+                    alpha = alpha.max(w.best);
+                }
+                idx += 1;
+            }
+        }
+    }
+    AlphaReport { alpha, per_pair }
+}
+
+/// Updates the windows of every pair of `parent`'s children that involves `changed`,
+/// after `changed`'s backlog or service changed. A release (`is_start`) first extends
+/// the window with the new `X`, and closes it if the class went idle.
+#[allow(clippy::too_many_arguments)]
+fn update_pairs(
+    tree: &ClassTree,
+    parent: usize,
+    base: usize,
+    backlog: &[u64],
+    per_weight: &[f64],
+    windows: &mut [PairWindow],
+    is_start: bool,
+    changed: ClassId,
+) {
+    let kids = &tree.classes()[parent].children;
+    let Some(me) = kids.iter().position(|&k| k == changed) else {
+        return;
+    };
+    let k = kids.len();
+    for other in 0..k {
+        if other == me {
+            continue;
+        }
+        let (a, b) = if me < other { (me, other) } else { (other, me) };
+        // Index of pair (a, b) among p's pairs in row-major upper-triangle order.
+        let idx = base + a * (2 * k - a - 1) / 2 + (b - a - 1);
+        let (ia, ib) = (kids[a].index(), kids[b].index());
+        let x = per_weight[ia] - per_weight[ib];
+        let both = backlog[ia] > 0 && backlog[ib] > 0;
+        let w = &mut windows[idx];
+        if w.open {
+            w.lo = w.lo.min(x);
+            w.hi = w.hi.max(x);
+            w.best = w.best.max(w.hi - w.lo);
+            if !both {
+                w.open = false;
+            }
+        } else if both && !is_start {
+            *w = PairWindow {
+                open: true,
+                lo: x,
+                hi: x,
+                best: w.best,
+                seen: true,
+            };
+        }
+    }
+}
+
+/// The result of [`max_gap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GapReport {
+    /// The leaf that waited longest.
+    pub class: ClassId,
+    /// How long it waited while backlogged.
+    pub gap: Duration,
+    /// When the wait began (the end of its previous transmission).
+    pub from: Instant,
+}
+
+/// The longest wait of a backlogged leaf between the end of one of its transmissions
+/// and the start of its next, over the log `txs` (packets of each leaf in FIFO order).
+/// A leaf counts as backlogged after a transmission if its next packet had arrived by
+/// the time that transmission started.
+pub fn max_gap(txs: &[Transmission]) -> Option<GapReport> {
+    let mut order: Vec<usize> = (0..txs.len()).collect();
+    order.sort_unstable_by_key(|&k| (txs[k].class, txs[k].start, k));
+    let mut best: Option<GapReport> = None;
+    for pair in order.windows(2) {
+        let (a, b) = (&txs[pair[0]], &txs[pair[1]]);
+        if a.class != b.class || b.arrival > a.start || b.start < a.end {
+            continue;
+        }
+        let gap = b.start.since(a.end);
+        if best.is_none_or(|g| gap > g.gap) {
+            best = Some(GapReport {
+                class: a.class,
+                gap,
+                from: a.end,
+            });
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linkshare_core::hierarchy::{ClassSpec, LinkSpec};
+    use linkshare_core::units::Rate;
+
+    fn tree(weights: &[u32]) -> ClassTree {
+        let specs = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                let mut s = ClassSpec::new(&format!("c{i}"), None);
+                s.weight = Some(w);
+                s
+            })
+            .collect();
+        ClassTree::build(
+            LinkSpec {
+                name: "l".into(),
+                rate: Rate::from_mbit(8),
+                origin: None,
+            },
+            specs,
+        )
+        .unwrap()
+    }
+
+    fn tx(class: u32, bytes: u32, arrival: u64, start: u64) -> Transmission {
+        Transmission {
+            class: ClassId(class),
+            bytes,
+            arrival: Instant(arrival),
+            start: Instant(start),
+            end: Instant(start + u64::from(bytes)),
+        }
+    }
+
+    /// Two equal-weight classes, all packets there from t = 0; c1 is served three times
+    /// in a row (X = +300, +600, +900 in units of 300 B), then c2 three times:
+    /// the largest deviation is 900 B per unit weight.
+    #[test]
+    fn alpha_of_a_bursty_schedule() {
+        let t = tree(&[1, 1]);
+        let mut log = Vec::new();
+        for k in 0..3 {
+            log.push(tx(1, 300, 0, 300 * k));
+        }
+        for k in 3..6 {
+            log.push(tx(2, 300, 0, 300 * k));
+        }
+        let r = empirical_alpha(&t, &log);
+        // c2 stays backlogged until its last release; c1 goes idle at its third release,
+        // where X = 900 was already reached.
+        assert_eq!(r.alpha, 900.0);
+        assert_eq!(
+            r.worst().map(|w| (w.0, w.1)),
+            Some((ClassId(1), ClassId(2)))
+        );
+    }
+
+    /// Alternating service of equal packets with weights 1:1 keeps X within one packet.
+    #[test]
+    fn alpha_of_round_robin_is_one_packet() {
+        let t = tree(&[1, 1]);
+        let log: Vec<_> = (0..100)
+            .map(|k| tx(1 + (k % 2) as u32, 500, 0, 500 * k))
+            .collect();
+        assert_eq!(empirical_alpha(&t, &log).alpha, 500.0);
+    }
+
+    /// Service while the sibling is idle does not count (Definition 1 only considers
+    /// intervals where both are backlogged).
+    #[test]
+    fn service_while_the_sibling_is_idle_is_not_counted() {
+        let t = tree(&[1, 1]);
+        // c1 alone for 10 packets, then both, alternating.
+        let mut log: Vec<_> = (0..10).map(|k| tx(1, 100, 0, 100 * k)).collect();
+        for k in 10..20 {
+            log.push(tx(1 + (k % 2) as u32, 100, 1000, 100 * k));
+        }
+        assert_eq!(empirical_alpha(&t, &log).alpha, 100.0);
+    }
+
+    #[test]
+    fn gap_counts_only_backlogged_waits() {
+        let log = vec![
+            tx(1, 100, 0, 0),           // ends at 100
+            tx(1, 100, 0, 500),         // next packet was queued: gap 400
+            tx(1, 100, 10_000, 10_000), // arrived after: not a backlogged wait
+            tx(2, 100, 0, 100),
+        ];
+        let g = max_gap(&log).unwrap();
+        assert_eq!(
+            (g.class, g.gap, g.from),
+            (ClassId(1), Duration(400), Instant(100))
+        );
+    }
+}
