@@ -28,8 +28,9 @@ pub struct FlowId(pub u32);
 pub struct SimConfig {
     /// Seed of the run; every source draws from its own stream derived from it.
     pub seed: u64,
-    /// Sources stop generating at this time and measurement ends; packets still in
-    /// flight are reported as queued or in flight.
+    /// The run covers `[0, duration)`: sources stop generating and measurement ends;
+    /// packets still in the network are reported as queued or in flight (see
+    /// [`crate::result`]).
     pub duration: Duration,
     /// Hosts and routers.
     pub nodes: Vec<NodeConfig>,
@@ -96,8 +97,10 @@ pub struct FlowConfig {
 }
 
 /// The intervals `[start, stop)` during which a source generates traffic: sorted,
-/// disjoint, non-empty intervals. Outside them it is silent (a greedy source stops
-/// refilling; an ON-OFF source suspends its own cycle).
+/// disjoint, non-empty intervals (touching is allowed). Outside them it is silent (a
+/// greedy source stops refilling; packets already queued still drain); at the start of
+/// each interval it restarts its pattern, as documented per source in
+/// [`crate::source`]. Intervals may extend past the run's duration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     /// Half-open intervals, sorted and disjoint.
@@ -177,8 +180,9 @@ pub enum SourceConfig {
         /// Packet size.
         size: u32,
     },
-    /// Always backlogged: keeps `backlog` packets queued at the first hop, refilling
-    /// one for each that leaves.
+    /// Always backlogged: keeps `backlog` packets queued at the first hop, topping the
+    /// backlog up whenever one of its packets starts transmission there (see
+    /// [`crate::source::greedy`]).
     Greedy {
         /// Packet size.
         size: u32,
@@ -186,7 +190,9 @@ pub enum SourceConfig {
         /// at the instant of a dequeue).
         backlog: u32,
     },
-    /// Replays a trace: packet `i` of `size` bytes at `start + at` for every record.
+    /// Replays a trace: one packet of `size` bytes at `start + at` for every record,
+    /// `start` being the start of the flow's first ON interval; records falling outside
+    /// the ON intervals are skipped.
     Trace {
         /// Records sorted by `at`.
         records: Arc<[TraceRecord]>,
@@ -207,8 +213,10 @@ pub struct TraceRecord {
 pub struct MeasureConfig {
     /// Length of the jumping windows of throughput and backlog series (0.2 s default).
     pub window: Duration,
-    /// Up to this many per-packet delay records are kept; beyond it delays go to an
-    /// exact histogram (10 million by default).
+    /// Up to this many per-packet delay records are kept over all links (10 million by
+    /// default); beyond it every port's delays go to exact per-class histograms. Flows'
+    /// end-to-end delays have a budget of their own of the same size, beyond which they
+    /// go to exact per-flow histograms.
     pub max_delay_records: u64,
 }
 

@@ -1,0 +1,170 @@
+//! Turns the state of a finished run into a [`RunResult`].
+
+use linkshare_core::sched::DropReason;
+use linkshare_core::stats::{Count, Counters};
+use linkshare_core::units::Duration;
+
+use crate::config::FlowId;
+use crate::measure::add;
+use crate::result::{ClassResult, FlowResult, LinkResult, RunResult};
+use crate::sim::{InFlight, Link, Simulator};
+
+/// The result of a run that has processed every event before its end.
+pub(crate) fn finish(mut sim: Simulator) -> RunResult {
+    // Packets in flight: on a wire, or propagating (a pending arrival).
+    let mut flow_in_flight = vec![Count::default(); sim.flows.len()];
+    let mut link_on_wire = vec![Count::default(); sim.links.len()];
+    let mut link_propagating = vec![Count::default(); sim.links.len()];
+    for (l, link) in sim.links.iter().enumerate() {
+        if let Some((p, _)) = &link.on_wire {
+            add(&mut link_on_wire[l], p.len);
+            add(&mut flow_in_flight[p.flow.0 as usize], p.len);
+        }
+        for InFlight { pkt, .. } in &link.pipe {
+            add(&mut link_propagating[l], pkt.len);
+            add(&mut flow_in_flight[pkt.flow.0 as usize], pkt.len);
+        }
+    }
+    let duration = sim.duration;
+    let links = sim
+        .links
+        .iter_mut()
+        .enumerate()
+        .map(|(l, link)| link_result(link, duration, link_on_wire[l], link_propagating[l]))
+        .collect();
+    let flows = sim
+        .flows
+        .iter_mut()
+        .enumerate()
+        .map(|(i, f)| {
+            let delays = f.delays.histogram();
+            let dropped_by_reason: Vec<(DropReason, Count)> = DropReason::ALL
+                .iter()
+                .map(|&r| (r, f.dropped[r.index()]))
+                .filter(|(_, c)| c.packets > 0)
+                .collect();
+            FlowResult {
+                id: FlowId(i as u32),
+                name: f.name.clone(),
+                sent: f.sent,
+                delivered: f.delivered,
+                dropped: sum(f.dropped.iter()),
+                dropped_by_reason,
+                queued: f.queued,
+                in_flight: flow_in_flight[i],
+                mean_rate_bps: rate_bps(f.delivered, duration),
+                delay: delays.stats(),
+                delays,
+            }
+        })
+        .collect();
+    RunResult {
+        seed: sim.seed,
+        duration,
+        window: sim.window,
+        links,
+        flows,
+        events: sim.events,
+        packet_hops: sim.packet_hops,
+    }
+}
+
+fn link_result(
+    link: &mut Link,
+    duration: Duration,
+    on_wire: Count,
+    propagating: Count,
+) -> LinkResult {
+    let tree = &link.tree;
+    let qdisc = link.port.qdisc();
+    let (mut delays, delay_log) = link.meter.delays();
+    let mut counters: Vec<Counters> = tree
+        .classes()
+        .iter()
+        .map(|c| {
+            if c.is_leaf() {
+                qdisc.counters(c.id).clone()
+            } else {
+                Counters::default()
+            }
+        })
+        .collect();
+    let mut delivered: Vec<Count> = tree
+        .classes()
+        .iter()
+        .map(|c| link.meter.delivered(c.id))
+        .collect();
+    for &leaf in tree.leaves() {
+        for ancestor in tree.ancestors(leaf) {
+            let (a, l) = (ancestor.index(), leaf.index());
+            let leaf_counters = counters[l].clone();
+            add_counters(&mut counters[a], &leaf_counters);
+            let leaf_delivered = delivered[l];
+            add_count(&mut delivered[a], leaf_delivered);
+            delays[a] = delays[a].merged(&delays[l]);
+        }
+    }
+    let classes = tree
+        .classes()
+        .iter()
+        .zip(counters)
+        .zip(delivered)
+        .zip(delays)
+        .map(|(((class, counters), delivered), delays)| ClassResult {
+            id: class.id,
+            name: class.name().to_owned(),
+            parent: class.parent,
+            is_leaf: class.is_leaf(),
+            counters,
+            delivered,
+            mean_rate_bps: rate_bps(delivered, duration),
+            delay: delays.stats(),
+            delays,
+        })
+        .collect();
+    let (throughput, backlog) = link.meter.series();
+    LinkResult {
+        name: link.name.clone(),
+        scheduler: qdisc.scheduler().name().to_owned(),
+        rate: link.port.rate(),
+        classes,
+        total: qdisc.total().clone(),
+        throughput,
+        backlog,
+        on_wire,
+        propagating,
+        delay_log,
+    }
+}
+
+/// `count.bytes * 8 / duration` in bit/s; zero for an empty run.
+fn rate_bps(count: Count, duration: Duration) -> f64 {
+    if duration == Duration::ZERO {
+        0.0
+    } else {
+        count.bytes as f64 * 8.0 / duration.as_secs_f64()
+    }
+}
+
+fn add_count(dst: &mut Count, src: Count) {
+    dst.packets += src.packets;
+    dst.bytes += src.bytes;
+}
+
+fn sum<'a>(counts: impl Iterator<Item = &'a Count>) -> Count {
+    counts.fold(Count::default(), |mut acc, &c| {
+        add_count(&mut acc, c);
+        acc
+    })
+}
+
+fn add_counters(dst: &mut Counters, src: &Counters) {
+    add_count(&mut dst.arrived, src.arrived);
+    add_count(&mut dst.enqueued, src.enqueued);
+    add_count(&mut dst.dequeued, src.dequeued);
+    add_count(&mut dst.queued, src.queued);
+    for r in 0..DropReason::COUNT {
+        add_count(&mut dst.dropped_on_arrival[r], src.dropped_on_arrival[r]);
+        add_count(&mut dst.evicted[r], src.evicted[r]);
+    }
+}

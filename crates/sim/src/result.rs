@@ -1,0 +1,560 @@
+//! What a run produces: per-link, per-class and per-flow measurements.
+//!
+//! Every time is an [`Instant`] or [`Duration`] (integer nanoseconds), every rate is in
+//! bit/s, every size in bytes. Floats appear only in derived report values
+//! (`mean_rate_bps`, CDF fractions).
+//!
+//! # Where a packet is at the end of the run
+//!
+//! The run stops at [`RunResult::duration`]: no event at or after that instant is
+//! processed. A packet sent by a source is then exactly one of
+//!
+//! * delivered to its sink ([`FlowResult::delivered`]),
+//! * dropped at some port ([`FlowResult::dropped`]),
+//! * queued at some port ([`FlowResult::queued`]; per port: the class counters' `queued`),
+//! * in flight: being transmitted (dequeued, last bit not yet sent) or propagating
+//!   towards the next hop or the sink ([`FlowResult::in_flight`]; per link:
+//!   [`LinkResult::on_wire`] and [`LinkResult::propagating`]).
+//!
+//! so that for every flow `sent = delivered + dropped + queued + in_flight`, in packets
+//! and in bytes ([`FlowResult::check_conservation`]).
+//!
+//! # Delays
+//!
+//! Delay distributions are exact: [`DelayHistogram`] holds every distinct delay in
+//! nanoseconds with its count. Percentiles are nearest-rank (see [`DelayStats`]).
+//! Per-packet records ([`DelayRecord`]) are kept for every port until the run has
+//! recorded [`crate::config::MeasureConfig::max_delay_records`] of them (over all
+//! links); then the records are dropped and [`LinkResult::delay_log`] says
+//! [`DelayLog::Histogram`], while the per-class histograms stay exact.
+
+use linkshare_core::hierarchy::ClassId;
+use linkshare_core::sched::DropReason;
+use linkshare_core::stats::{Count, Counters};
+use linkshare_core::units::{Duration, Instant, Rate};
+
+use crate::config::{FlowId, LinkId};
+
+/// Number of points [`RunResult::cdf`] and [`RunResult::flow_cdf`] return at most.
+pub const CDF_POINTS: usize = 2000;
+
+/// Everything a run measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// The seed the run used.
+    pub seed: u64,
+    /// Simulated time covered: `[0, duration)`.
+    pub duration: Duration,
+    /// The length of the throughput and backlog windows.
+    pub window: Duration,
+    /// One entry per link, in [`crate::config::SimConfig::links`] order.
+    pub links: Vec<LinkResult>,
+    /// One entry per flow, in [`crate::config::SimConfig::flows`] order.
+    pub flows: Vec<FlowResult>,
+    /// Events processed.
+    pub events: u64,
+    /// Packets whose transmission on a link completed (a packet crossing two links counts
+    /// twice).
+    pub packet_hops: u64,
+}
+
+/// One link (its egress port) over the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkResult {
+    /// The link's name.
+    pub name: String,
+    /// The discipline's name (`"fifo"`, `"drr"`, ...).
+    pub scheduler: String,
+    /// Line rate.
+    pub rate: Rate,
+    /// Every class of the link's tree in id order, root first.
+    pub classes: Vec<ClassResult>,
+    /// The port's counters over all classes (see [`linkshare_core::stats`]).
+    pub total: Counters,
+    /// Bytes whose transmission completed in each window, per leaf: sorted by window,
+    /// then by class id. A packet counts in the window in which its last bit left.
+    pub throughput: Vec<WindowSample>,
+    /// The largest backlog in bytes of each leaf in each window, sampled exactly at every
+    /// change (a window without changes reports the backlog carried into it): sorted by
+    /// window, then by class id.
+    pub backlog: Vec<WindowSample>,
+    /// A packet on the wire at the end of the run (dequeued, transmission not finished):
+    /// zero or one packet.
+    pub on_wire: Count,
+    /// Packets whose transmission on this link completed but which had not reached the
+    /// next port or the sink at the end of the run.
+    pub propagating: Count,
+    /// Per-packet delay records at this port, or the note that they were replaced by
+    /// histograms.
+    pub delay_log: DelayLog,
+}
+
+/// One class of a link's tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassResult {
+    /// Its id in the link's tree.
+    pub id: ClassId,
+    /// Its name.
+    pub name: String,
+    /// Its parent; `None` for the root.
+    pub parent: Option<ClassId>,
+    /// Whether it holds packets.
+    pub is_leaf: bool,
+    /// The port's counters for the class; for an interior class (and the root) the sum
+    /// over the leaves below it.
+    pub counters: Counters,
+    /// Packets whose transmission on this link completed (`counters.dequeued` minus a
+    /// packet still on the wire at the end).
+    pub delivered: Count,
+    /// `delivered.bytes * 8 / duration`, in bit/s.
+    pub mean_rate_bps: f64,
+    /// Per-packet delay at this port: arrival at the port to the last bit transmitted
+    /// (queueing plus transmission time), over the packets in `delivered`.
+    pub delay: DelayStats,
+    /// The exact distribution behind `delay`.
+    pub delays: DelayHistogram,
+}
+
+/// One flow over the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowResult {
+    /// Its id.
+    pub id: FlowId,
+    /// Its name.
+    pub name: String,
+    /// Packets the source emitted.
+    pub sent: Count,
+    /// Packets that reached the sink.
+    pub delivered: Count,
+    /// Packets dropped at any port, for any reason.
+    pub dropped: Count,
+    /// Drops by reason, in [`DropReason::ALL`] order, only reasons that occurred.
+    pub dropped_by_reason: Vec<(DropReason, Count)>,
+    /// Packets queued at some port at the end of the run.
+    pub queued: Count,
+    /// Packets on a wire or propagating at the end of the run.
+    pub in_flight: Count,
+    /// `delivered.bytes * 8 / duration`, in bit/s.
+    pub mean_rate_bps: f64,
+    /// End-to-end delay: creation at the source to arrival of the last bit at the sink,
+    /// including every hop's queueing, transmission and propagation.
+    pub delay: DelayStats,
+    /// The exact distribution behind `delay`.
+    pub delays: DelayHistogram,
+}
+
+impl FlowResult {
+    /// Checks `sent = delivered + dropped + queued + in_flight` in packets and bytes.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let parts = [self.delivered, self.dropped, self.queued, self.in_flight];
+        let packets: u64 = parts.iter().map(|c| c.packets).sum();
+        let bytes: u64 = parts.iter().map(|c| c.bytes).sum();
+        if (packets, bytes) == (self.sent.packets, self.sent.bytes) {
+            Ok(())
+        } else {
+            Err(format!(
+                "flow `{}`: sent {:?} != delivered {:?} + dropped {:?} + queued {:?} + in flight {:?}",
+                self.name, self.sent, self.delivered, self.dropped, self.queued, self.in_flight
+            ))
+        }
+    }
+}
+
+/// A value measured over one window `[start, end)` for one class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowSample {
+    /// Start of the window: `k * window`.
+    pub start: Instant,
+    /// End of the window: `(k + 1) * window`, or the end of the run for the last window.
+    pub end: Instant,
+    /// The leaf class.
+    pub class: ClassId,
+    /// Bytes (see the field holding the samples for what they count).
+    pub value: u64,
+}
+
+impl WindowSample {
+    /// `value * 8 / (end - start)` in bit/s: the rate of a throughput sample.
+    pub fn rate_bps(&self) -> f64 {
+        let len = self.end.since(self.start).as_secs_f64();
+        if len == 0.0 {
+            0.0
+        } else {
+            self.value as f64 * 8.0 / len
+        }
+    }
+}
+
+/// Summary of a delay distribution. All fields are zero when `count` is zero.
+///
+/// Percentiles are nearest-rank on the exact sorted values: the `q`-quantile (`q` in
+/// thousandths: 500, 900, 990, 999) is the value of rank `max(1, ceil(count * q / 1000))`
+/// (1-based) — the smallest measured delay such that at least a fraction `q/1000` of
+/// the delays are not larger. `mean` is the exact sum divided by `count`, rounded down
+/// to the nanosecond.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DelayStats {
+    /// Number of delays.
+    pub count: u64,
+    /// Smallest.
+    pub min: Duration,
+    /// Mean, rounded down.
+    pub mean: Duration,
+    /// Median (nearest rank).
+    pub p50: Duration,
+    /// 90th percentile (nearest rank).
+    pub p90: Duration,
+    /// 99th percentile (nearest rank).
+    pub p99: Duration,
+    /// 99.9th percentile (nearest rank).
+    pub p999: Duration,
+    /// Largest.
+    pub max: Duration,
+}
+
+/// One packet's passage through one port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DelayRecord {
+    /// The leaf class it was queued in.
+    pub class: ClassId,
+    /// Its flow.
+    pub flow: FlowId,
+    /// Arrival at the port.
+    pub arrival: Instant,
+    /// When its last bit was transmitted.
+    pub departure: Instant,
+}
+
+impl DelayRecord {
+    /// `departure - arrival`: queueing plus transmission time.
+    pub fn delay(&self) -> Duration {
+        self.departure.since(self.arrival)
+    }
+}
+
+/// The per-packet delay records of one port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DelayLog {
+    /// Every packet that completed transmission on the link, in order of departure.
+    Packets(Vec<DelayRecord>),
+    /// The run recorded more than `max_delay_records` packet delays over all links, so
+    /// the records were dropped; the exact distributions are in
+    /// [`ClassResult::delays`].
+    Histogram {
+        /// Packets measured at this port (the sum of the leaves' histogram counts).
+        packets: u64,
+    },
+}
+
+impl DelayLog {
+    /// Whether per-packet records were kept.
+    pub fn is_per_packet(&self) -> bool {
+        matches!(self, DelayLog::Packets(_))
+    }
+}
+
+/// An exact delay distribution: every distinct delay (ns) with the number of packets
+/// that had it, in increasing order of delay.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DelayHistogram {
+    bins: Vec<(Duration, u64)>,
+}
+
+impl DelayHistogram {
+    /// The distribution of `values` (nanoseconds, any order). Sorts `values` in place.
+    pub fn from_values(values: &mut [u64]) -> DelayHistogram {
+        values.sort_unstable();
+        let mut bins: Vec<(Duration, u64)> = Vec::new();
+        for &v in values.iter() {
+            match bins.last_mut() {
+                Some((d, n)) if d.0 == v => *n += 1,
+                _ => bins.push((Duration(v), 1)),
+            }
+        }
+        DelayHistogram { bins }
+    }
+
+    /// A distribution from `(delay, count)` pairs strictly increasing in delay, with
+    /// positive counts (as iterated from a sorted map). Zero counts are skipped.
+    ///
+    /// # Panics
+    /// If the delays are not strictly increasing.
+    pub fn from_sorted_bins(bins: impl IntoIterator<Item = (Duration, u64)>) -> DelayHistogram {
+        let bins: Vec<(Duration, u64)> = bins.into_iter().filter(|&(_, n)| n > 0).collect();
+        assert!(
+            bins.windows(2).all(|w| w[0].0 < w[1].0),
+            "DelayHistogram bins must be strictly increasing"
+        );
+        DelayHistogram { bins }
+    }
+
+    /// Distinct delays with their counts, increasing.
+    pub fn bins(&self) -> &[(Duration, u64)] {
+        &self.bins
+    }
+
+    /// Number of delays.
+    pub fn count(&self) -> u64 {
+        self.bins.iter().map(|&(_, n)| n).sum()
+    }
+
+    /// Whether the distribution holds no delay.
+    pub fn is_empty(&self) -> bool {
+        self.bins.is_empty()
+    }
+
+    /// The union of two distributions.
+    pub fn merged(&self, other: &DelayHistogram) -> DelayHistogram {
+        let (a, b) = (&self.bins, &other.bins);
+        let mut bins = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                core::cmp::Ordering::Less => {
+                    bins.push(a[i]);
+                    i += 1;
+                }
+                core::cmp::Ordering::Greater => {
+                    bins.push(b[j]);
+                    j += 1;
+                }
+                core::cmp::Ordering::Equal => {
+                    bins.push((a[i].0, a[i].1 + b[j].1));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        bins.extend_from_slice(&a[i..]);
+        bins.extend_from_slice(&b[j..]);
+        DelayHistogram { bins }
+    }
+
+    /// The value of 1-based `rank` in the sorted delays; `rank` in `1..=count`.
+    fn value_at_rank(&self, rank: u64) -> Duration {
+        let mut seen = 0;
+        for &(d, n) in &self.bins {
+            seen += n;
+            if seen >= rank {
+                return d;
+            }
+        }
+        self.bins.last().map_or(Duration::ZERO, |&(d, _)| d)
+    }
+
+    /// The nearest-rank quantile `permille / 1000` (see [`DelayStats`]); zero when empty.
+    pub fn quantile_permille(&self, permille: u32) -> Duration {
+        let count = self.count();
+        if count == 0 {
+            return Duration::ZERO;
+        }
+        let rank = (u128::from(count) * u128::from(permille)).div_ceil(1000);
+        self.value_at_rank((rank as u64).clamp(1, count))
+    }
+
+    /// Summary statistics (see [`DelayStats`]).
+    pub fn stats(&self) -> DelayStats {
+        let count = self.count();
+        let (Some(&(min, _)), Some(&(max, _))) = (self.bins.first(), self.bins.last()) else {
+            return DelayStats::default();
+        };
+        let sum: u128 = self
+            .bins
+            .iter()
+            .map(|&(d, n)| u128::from(d.0) * u128::from(n))
+            .sum();
+        DelayStats {
+            count,
+            min,
+            mean: Duration((sum / u128::from(count)) as u64),
+            p50: self.quantile_permille(500),
+            p90: self.quantile_permille(900),
+            p99: self.quantile_permille(990),
+            p999: self.quantile_permille(999),
+            max,
+        }
+    }
+
+    /// The empirical CDF as `(delay, fraction of delays <= delay)` points, increasing,
+    /// at most `max_points` of them (at least 2 if there are 2 distinct delays), each
+    /// exact. With more distinct delays than `max_points`, the points kept are the
+    /// smallest and largest delays and the delays at evenly spaced ranks in between
+    /// (the `k / (max_points - 1)` nearest-rank quantiles).
+    pub fn cdf(&self, max_points: usize) -> Vec<(Duration, f64)> {
+        let count = self.count();
+        if count == 0 || max_points == 0 {
+            return Vec::new();
+        }
+        let total = count as f64;
+        let mut cumulative = Vec::with_capacity(self.bins.len());
+        let mut seen = 0;
+        for &(d, n) in &self.bins {
+            seen += n;
+            cumulative.push((d, seen));
+        }
+        if cumulative.len() <= max_points {
+            return cumulative
+                .into_iter()
+                .map(|(d, c)| (d, c as f64 / total))
+                .collect();
+        }
+        let steps = max_points.max(2) as u128 - 1;
+        let mut out: Vec<(Duration, f64)> = Vec::with_capacity(max_points);
+        let mut bin = 0;
+        for k in 0..=steps {
+            let rank = ((u128::from(count) * k).div_ceil(steps) as u64).max(1);
+            while cumulative[bin].1 < rank {
+                bin += 1;
+            }
+            let (d, c) = cumulative[bin];
+            if out.last().is_none_or(|&(last, _)| last < d) {
+                out.push((d, c as f64 / total));
+            }
+        }
+        out
+    }
+}
+
+impl RunResult {
+    /// The delay CDF of `class` at `link` (see [`DelayHistogram::cdf`]), at most
+    /// [`CDF_POINTS`] points. Empty for an unknown link or class.
+    pub fn cdf(&self, link: LinkId, class: ClassId) -> Vec<(Duration, f64)> {
+        self.links
+            .get(link.0 as usize)
+            .and_then(|l| l.classes.get(class.index()))
+            .map_or_else(Vec::new, |c| c.delays.cdf(CDF_POINTS))
+    }
+
+    /// The end-to-end delay CDF of `flow`, at most [`CDF_POINTS`] points. Empty for an
+    /// unknown flow.
+    pub fn flow_cdf(&self, flow: FlowId) -> Vec<(Duration, f64)> {
+        self.flows
+            .get(flow.0 as usize)
+            .map_or_else(Vec::new, |f| f.delays.cdf(CDF_POINTS))
+    }
+
+    /// Whether every link kept its per-packet delay records.
+    pub fn per_packet_delays(&self) -> bool {
+        self.links.iter().all(|l| l.delay_log.is_per_packet())
+    }
+
+    /// Checks every flow's conservation identity, and that the packets the flows count as
+    /// queued equal the packets the ports count as queued.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for f in &self.flows {
+            f.check_conservation()?;
+        }
+        let flows_queued: u64 = self.flows.iter().map(|f| f.queued.packets).sum();
+        let ports_queued: u64 = self.links.iter().map(|l| l.total.queued.packets).sum();
+        if flows_queued != ports_queued {
+            return Err(format!(
+                "flows count {flows_queued} packets queued, ports count {ports_queued}"
+            ));
+        }
+        let flows_in_flight: u64 = self.flows.iter().map(|f| f.in_flight.packets).sum();
+        let links_in_flight: u64 = self
+            .links
+            .iter()
+            .map(|l| l.on_wire.packets + l.propagating.packets)
+            .sum();
+        if flows_in_flight != links_in_flight {
+            return Err(format!(
+                "flows count {flows_in_flight} packets in flight, links count {links_in_flight}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(values: &[u64]) -> DelayHistogram {
+        DelayHistogram::from_values(&mut values.to_vec())
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        // 1..=1000 ns: the q-quantile of rank ceil(1000 q) is q*1000 ns.
+        let values: Vec<u64> = (1..=1000).rev().collect();
+        let s = hist(&values).stats();
+        assert_eq!(s.count, 1000);
+        assert_eq!(s.min, Duration(1));
+        assert_eq!(s.max, Duration(1000));
+        assert_eq!(s.p50, Duration(500));
+        assert_eq!(s.p90, Duration(900));
+        assert_eq!(s.p99, Duration(990));
+        assert_eq!(s.p999, Duration(999));
+        // (1 + 1000) / 2 = 500.5, rounded down.
+        assert_eq!(s.mean, Duration(500));
+    }
+
+    #[test]
+    fn percentiles_of_few_values() {
+        // Three values: ranks ceil(1.5)=2, ceil(2.7)=3, ceil(2.97)=3, ceil(2.997)=3.
+        let s = hist(&[30, 10, 20]).stats();
+        assert_eq!(s.p50, Duration(20));
+        assert_eq!(s.p90, Duration(30));
+        assert_eq!(s.p999, Duration(30));
+        assert_eq!(s.mean, Duration(20));
+        let one = hist(&[7]).stats();
+        assert_eq!(
+            (one.min, one.p50, one.p999, one.max),
+            (Duration(7), Duration(7), Duration(7), Duration(7))
+        );
+    }
+
+    #[test]
+    fn empty_is_all_zero() {
+        assert_eq!(DelayHistogram::default().stats(), DelayStats::default());
+        assert!(DelayHistogram::default().cdf(10).is_empty());
+    }
+
+    #[test]
+    fn duplicates_are_counted() {
+        let h = hist(&[5, 5, 5, 9]);
+        assert_eq!(h.bins(), &[(Duration(5), 3), (Duration(9), 1)]);
+        assert_eq!(h.stats().p50, Duration(5));
+        assert_eq!(h.quantile_permille(760), Duration(9));
+        assert_eq!(h.cdf(10), vec![(Duration(5), 0.75), (Duration(9), 1.0)]);
+    }
+
+    #[test]
+    fn merge_is_union() {
+        let a = hist(&[1, 3, 3, 8]);
+        let b = hist(&[2, 3, 9]);
+        assert_eq!(a.merged(&b), hist(&[1, 2, 3, 3, 3, 8, 9]));
+    }
+
+    #[test]
+    fn thinned_cdf_is_exact_at_its_points() {
+        let values: Vec<u64> = (0..10_000).map(|i| (i * 7919) % 10_007).collect();
+        let h = hist(&values);
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let cdf = h.cdf(100);
+        assert!(cdf.len() <= 100 && cdf.len() >= 90, "{} points", cdf.len());
+        assert_eq!(
+            cdf.first().map(|p| p.0),
+            sorted.first().map(|&v| Duration(v))
+        );
+        assert_eq!(cdf.last(), Some(&(Duration(*sorted.last().unwrap()), 1.0)));
+        for (d, f) in &cdf {
+            let below = sorted.iter().filter(|&&v| v <= d.0).count();
+            assert_eq!(*f, below as f64 / sorted.len() as f64);
+        }
+        assert!(cdf.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn window_rate() {
+        let w = WindowSample {
+            start: Instant::from_millis(200),
+            end: Instant::from_millis(400),
+            class: ClassId(1),
+            value: 25_000,
+        };
+        assert_eq!(w.rate_bps(), 1_000_000.0);
+    }
+}

@@ -1,0 +1,493 @@
+//! The engine: builds a network from a [`SimConfig`] and runs it to the end.
+//!
+//! # Packet path
+//!
+//! 1. An agent emits a packet at `now`: it is created with `sent_at = now` and offered to
+//!    the port of the first link of its flow's route, in the hop's class
+//!    (`port_arrival = now`).
+//! 2. Whenever a port has no packet on the wire, the engine calls
+//!    [`EgressPort::transmit`] right after an enqueue, when a transmission ends, and when
+//!    a shaping wake-up it asked for is due (at most one pending wake-up per port; a
+//!    wake-up superseded by an earlier one is ignored when it fires).
+//! 3. A transmission started at `t` ends at `done_at` (the port's arithmetic). Then the
+//!    packet is measured at that port (delay `done_at - port_arrival`, throughput window
+//!    of `done_at`) and propagates for the link's delay: it reaches the next hop's port
+//!    at `done_at + delay`, or, after the last hop, the sink, where its end-to-end delay
+//!    `arrival - sent_at` is measured and the flow's agent is told. A link's delay is
+//!    constant, so its propagating packets arrive in the order they were sent: they wait
+//!    in a per-link FIFO pipe and only the head's arrival sits in the event queue, under
+//!    the sequence number taken when its transmission ended — the order of events is
+//!    exactly that of one event per packet, with a smaller heap.
+//! 4. A packet refused or pushed out by a port is dropped there; the flow's agent is
+//!    told.
+//!
+//! Agents react to callbacks by emitting packets and setting timers; those actions are
+//! applied in the order they were requested, right after the callback's event, at the
+//! same instant.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+
+use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::sched::{BuildError, Dequeued, DropReason, Dropped, Scheduler};
+use linkshare_core::stats::{Count, Qdisc};
+use linkshare_core::units::{Duration, Instant};
+
+use crate::agent::{Action, Agent, Ctx};
+use crate::config::{FlowId, LinkConfig, SimConfig};
+use crate::error::SimError;
+use crate::event::EventQueue;
+use crate::measure::{FlowDelays, LinkMeter, RecordBudget, Windows, add, sub};
+use crate::packet::{PacketKind, SimPacket};
+use crate::result::{DelayRecord, RunResult};
+use crate::rng::Rng;
+use crate::{report, source, validate};
+
+/// Events between two calls of the progress callback.
+const PROGRESS_EVERY: u64 = 1 << 20;
+
+/// The discipline of a link's egress port.
+pub type SimScheduler = Box<dyn Scheduler<SimPacket>>;
+
+/// The port type of every link.
+pub(crate) type Port = EgressPort<SimPacket, SimScheduler>;
+
+/// Something due at an instant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Event {
+    /// The flow's next ON interval starts.
+    Start(u32),
+    /// The flow's current ON interval ends.
+    Stop(u32),
+    /// An agent's timer.
+    Timer {
+        /// The flow.
+        flow: u32,
+        /// The agent's token.
+        token: u64,
+    },
+    /// The transmission on the link ends.
+    TxDone(u32),
+    /// A shaping wake-up of the link's port.
+    Wake {
+        /// The link.
+        link: u32,
+        /// Must equal the link's current generation, or the wake-up is stale.
+        generation: u32,
+    },
+    /// The packet at the head of the link's propagation pipe arrives at the next port
+    /// or the sink.
+    Arrive(u32),
+}
+
+/// A packet propagating on a link, with its arrival time and the sequence number its
+/// arrival event was given when its transmission ended.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InFlight {
+    pub(crate) at: Instant,
+    pub(crate) seq: u64,
+    pub(crate) pkt: SimPacket,
+}
+
+/// One link at run time.
+pub(crate) struct Link {
+    pub(crate) name: String,
+    pub(crate) tree: Arc<ClassTree>,
+    pub(crate) port: Port,
+    pub(crate) delay: Duration,
+    /// The packet being transmitted and its class.
+    pub(crate) on_wire: Option<(SimPacket, ClassId)>,
+    /// Packets propagating, in order of arrival (the delay is constant, so transmission
+    /// order is arrival order); only the head's arrival is in the event queue.
+    pub(crate) pipe: VecDeque<InFlight>,
+    /// The pending shaping wake-up, if any.
+    pub(crate) wake_at: Option<Instant>,
+    pub(crate) wake_generation: u32,
+    pub(crate) meter: LinkMeter,
+}
+
+/// One flow at run time.
+#[derive(Debug)]
+pub(crate) struct Flow {
+    pub(crate) name: String,
+    /// `(link index, class)` per hop.
+    pub(crate) route: Box<[(u32, ClassId)]>,
+    pub(crate) schedule: Vec<(Instant, Instant)>,
+    /// Index in `schedule` of the current or next ON interval.
+    pub(crate) next_interval: usize,
+    pub(crate) next_seq: u64,
+    pub(crate) sent: Count,
+    pub(crate) delivered: Count,
+    pub(crate) dropped: [Count; DropReason::COUNT],
+    /// Packets of the flow in some port's queue now.
+    pub(crate) queued: Count,
+    pub(crate) delays: FlowDelays,
+}
+
+/// A network ready to run. See the [module docs](self) and the [crate docs](crate).
+pub struct Simulator {
+    pub(crate) now: Instant,
+    pub(crate) end: Instant,
+    pub(crate) seed: u64,
+    pub(crate) duration: Duration,
+    pub(crate) window: Duration,
+    pub(crate) queue: EventQueue<Event>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) flows: Vec<Flow>,
+    agents: Vec<Box<dyn Agent>>,
+    /// Actions requested by agents, applied in order after each event.
+    actions: Vec<Action>,
+    /// Scratch space for the drops of one enqueue.
+    drops: Vec<Dropped<SimPacket>>,
+    link_budget: RecordBudget,
+    flow_budget: RecordBudget,
+    pub(crate) events: u64,
+    pub(crate) packet_hops: u64,
+}
+
+impl fmt::Debug for Simulator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Simulator")
+            .field("now", &self.now)
+            .field("end", &self.end)
+            .field("links", &self.links.len())
+            .field("flows", &self.flows.len())
+            .field("pending_events", &self.queue.len())
+            .field("events", &self.events)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Simulator {
+    /// Checks `config` and builds the network: ports (with the disciplines named in
+    /// the configuration), agents, and the first event of every flow's schedule.
+    /// Nothing runs yet.
+    pub fn new(config: &SimConfig) -> Result<Simulator, SimError> {
+        Simulator::with_schedulers(config, &mut |link: &LinkConfig| {
+            linkshare_core::sched::build(link.scheduler, &link.classes)
+        })
+    }
+
+    /// Like [`Simulator::new`], but each link's discipline is built by `build` instead
+    /// of by [`linkshare_core::sched::build`] from `LinkConfig::scheduler`: for
+    /// disciplines outside the registry (research prototypes, test doubles). The
+    /// discipline must be built for the link's class tree; results name it by
+    /// [`Scheduler::name`].
+    pub fn with_schedulers(
+        config: &SimConfig,
+        build: &mut dyn FnMut(&LinkConfig) -> Result<SimScheduler, BuildError>,
+    ) -> Result<Simulator, SimError> {
+        validate::check(config)?;
+        let end = Instant::ZERO.saturating_add(config.duration);
+        let windows = Windows::new(config.measure.window, end);
+        let mut links = Vec::with_capacity(config.links.len());
+        for l in &config.links {
+            let sched = build(l).map_err(|error| SimError::Scheduler {
+                link: l.name.clone(),
+                error,
+            })?;
+            let qdisc = Qdisc::new(&l.classes, sched, l.buffer);
+            links.push(Link {
+                name: l.name.clone(),
+                tree: Arc::clone(&l.classes),
+                port: EgressPort::new(qdisc, l.rate, l.overhead),
+                delay: l.delay,
+                on_wire: None,
+                pipe: VecDeque::new(),
+                wake_at: None,
+                wake_generation: 0,
+                meter: LinkMeter::new(&l.classes, windows),
+            });
+        }
+        let mut queue = EventQueue::new();
+        let mut flows = Vec::with_capacity(config.flows.len());
+        let mut agents = Vec::with_capacity(config.flows.len());
+        for (i, f) in config.flows.iter().enumerate() {
+            if let Some(&(start, _)) = f.schedule.on.first() {
+                queue.push(start, Event::Start(i as u32));
+            }
+            flows.push(Flow {
+                name: f.name.clone(),
+                route: f.route.iter().map(|h| (h.link.0, h.class)).collect(),
+                schedule: f.schedule.on.clone(),
+                next_interval: 0,
+                next_seq: 0,
+                sent: Count::default(),
+                delivered: Count::default(),
+                dropped: [Count::default(); DropReason::COUNT],
+                queued: Count::default(),
+                delays: FlowDelays::default(),
+            });
+            agents.push(source::build(
+                &f.source,
+                Rng::for_flow(config.seed, &f.name),
+            ));
+        }
+        Ok(Simulator {
+            now: Instant::ZERO,
+            end,
+            seed: config.seed,
+            duration: config.duration,
+            window: config.measure.window,
+            queue,
+            links,
+            flows,
+            agents,
+            actions: Vec::new(),
+            drops: Vec::new(),
+            link_budget: RecordBudget::new(config.measure.max_delay_records),
+            flow_budget: RecordBudget::new(config.measure.max_delay_records),
+            events: 0,
+            packet_hops: 0,
+        })
+    }
+
+    /// Runs to the end of the configured duration and reports.
+    pub fn run(self) -> RunResult {
+        self.run_with_progress(&mut |_, _| {})
+    }
+
+    /// Runs like [`Simulator::run`], calling `on_progress(now, duration)` with the
+    /// simulated time reached every 2^20 events and once at the end (with
+    /// `now = duration`). The callback cannot influence the run.
+    pub fn run_with_progress(
+        mut self,
+        on_progress: &mut dyn FnMut(Instant, Duration),
+    ) -> RunResult {
+        while let Some((t, event)) = self.queue.pop_before(self.end) {
+            self.now = t;
+            self.events += 1;
+            self.handle(event);
+            self.apply_actions();
+            if self.events % PROGRESS_EVERY == 0 {
+                on_progress(self.now, self.duration);
+            }
+        }
+        on_progress(self.end, self.duration);
+        report::finish(self)
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Start(f) => {
+                let flow = &mut self.flows[f as usize];
+                let (_, stop) = flow.schedule[flow.next_interval];
+                self.queue.push(stop, Event::Stop(f));
+                self.call(f, |a, ctx| a.on_start(ctx));
+            }
+            Event::Stop(f) => {
+                self.call(f, |a, ctx| a.on_stop(ctx));
+                let flow = &mut self.flows[f as usize];
+                flow.next_interval += 1;
+                if let Some(&(start, _)) = flow.schedule.get(flow.next_interval) {
+                    self.queue.push(start, Event::Start(f));
+                }
+            }
+            Event::Timer { flow, token } => self.call(flow, |a, ctx| a.on_timer(ctx, token)),
+            Event::TxDone(l) => {
+                self.finish_transmission(l as usize);
+                self.transmit(l as usize);
+            }
+            Event::Wake { link, generation } => {
+                let l = &mut self.links[link as usize];
+                if l.wake_generation == generation
+                    && l.wake_at.take().is_some()
+                    && l.on_wire.is_none()
+                {
+                    self.transmit(link as usize);
+                }
+            }
+            Event::Arrive(l) => {
+                let pipe = &mut self.links[l as usize].pipe;
+                let Some(InFlight { pkt, .. }) = pipe.pop_front() else {
+                    return;
+                };
+                if let Some(next) = pipe.front() {
+                    self.queue
+                        .push_reserved(next.at, next.seq, Event::Arrive(l));
+                }
+                let flow = pkt.flow.0 as usize;
+                if usize::from(pkt.hop) == self.flows[flow].route.len() {
+                    self.deliver(pkt);
+                } else {
+                    self.enqueue(pkt);
+                }
+            }
+        }
+    }
+
+    /// Runs one agent callback; its actions are applied by `apply_actions`.
+    #[inline]
+    fn call(&mut self, flow: u32, f: impl FnOnce(&mut dyn Agent, &mut Ctx<'_>)) {
+        let mut ctx = Ctx::new(self.now, FlowId(flow), &mut self.actions);
+        f(self.agents[flow as usize].as_mut(), &mut ctx);
+    }
+
+    /// Applies the agents' actions in order, including those requested while applying.
+    fn apply_actions(&mut self) {
+        let mut i = 0;
+        while let Some(&action) = self.actions.get(i) {
+            i += 1;
+            match action {
+                Action::Emit { flow, len } => self.emit(flow, len),
+                Action::Timer { flow, at, token } => {
+                    self.queue.push(
+                        at,
+                        Event::Timer {
+                            flow: flow.0,
+                            token,
+                        },
+                    );
+                }
+            }
+        }
+        self.actions.clear();
+    }
+
+    fn emit(&mut self, flow: FlowId, len: u32) {
+        let f = &mut self.flows[flow.0 as usize];
+        let seq = f.next_seq;
+        f.next_seq += 1;
+        add(&mut f.sent, len);
+        self.enqueue(SimPacket {
+            flow,
+            seq,
+            len,
+            sent_at: self.now,
+            hop: 0,
+            port_arrival: self.now,
+            kind: PacketKind::Data,
+        });
+    }
+
+    /// Offers `pkt` to the port of hop `pkt.hop` of its route.
+    fn enqueue(&mut self, mut pkt: SimPacket) {
+        let now = self.now;
+        let flow = pkt.flow.0 as usize;
+        let (l, class) = self.flows[flow].route[usize::from(pkt.hop)];
+        pkt.port_arrival = now;
+        let link = &mut self.links[l as usize];
+        let drops = &mut self.drops;
+        let queued = link.port.enqueue(now, class, pkt, |d| drops.push(d));
+        if queued {
+            add(&mut self.flows[flow].queued, pkt.len);
+            let backlog = link.port.qdisc().backlog(class).bytes;
+            link.meter.backlog(now, class, backlog);
+        }
+        if !self.drops.is_empty() {
+            self.dropped(l as usize, &pkt, queued);
+        }
+        if self.links[l as usize].on_wire.is_none() {
+            self.transmit(l as usize);
+        }
+    }
+
+    /// Accounts the drops of one enqueue of `arrival` at link `l` (whether the arrival
+    /// itself was `queued`) and tells the agents.
+    fn dropped(&mut self, l: usize, arrival: &SimPacket, queued: bool) {
+        let mut drops = core::mem::take(&mut self.drops);
+        for d in drops.drain(..) {
+            let p = d.pkt;
+            let is_arrival =
+                !queued && p.flow == arrival.flow && p.seq == arrival.seq && p.kind == arrival.kind;
+            let flow = &mut self.flows[p.flow.0 as usize];
+            if !is_arrival {
+                sub(&mut flow.queued, p.len);
+                let link = &mut self.links[l];
+                let backlog = link.port.qdisc().backlog(d.class).bytes;
+                link.meter.backlog(self.now, d.class, backlog);
+            }
+            add(&mut flow.dropped[d.reason.index()], p.len);
+            self.call(p.flow.0, |a, ctx| a.on_dropped(ctx, &p, d.reason));
+        }
+        self.drops = drops;
+    }
+
+    /// Starts the next transmission of link `l` if its port releases a packet, or
+    /// arranges to come back when shaping allows one.
+    fn transmit(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        match link.port.transmit(now) {
+            Transmit::Started {
+                pkt: Dequeued { pkt, class },
+                done_at,
+            } => {
+                let backlog = link.port.qdisc().backlog(class).bytes;
+                link.meter.backlog(now, class, backlog);
+                link.on_wire = Some((pkt, class));
+                self.queue.push(done_at, Event::TxDone(l as u32));
+                sub(&mut self.flows[pkt.flow.0 as usize].queued, pkt.len);
+                if pkt.hop == 0 {
+                    self.call(pkt.flow.0, |a, ctx| a.on_departure(ctx, &pkt));
+                }
+            }
+            Transmit::Wait(t) => {
+                if link.wake_at.is_none_or(|w| w > t) {
+                    link.wake_generation = link.wake_generation.wrapping_add(1);
+                    link.wake_at = Some(t);
+                    self.queue.push(
+                        t,
+                        Event::Wake {
+                            link: l as u32,
+                            generation: link.wake_generation,
+                        },
+                    );
+                }
+            }
+            Transmit::Busy(_) | Transmit::Idle => {}
+        }
+    }
+
+    /// The packet on the wire of link `l` has been fully transmitted: measure it and send
+    /// it on its way.
+    fn finish_transmission(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        let Some((mut pkt, class)) = link.on_wire.take() else {
+            return;
+        };
+        link.meter.departed(now, class, pkt.len);
+        let record = DelayRecord {
+            class,
+            flow: pkt.flow,
+            arrival: pkt.port_arrival,
+            departure: now,
+        };
+        if !link.meter.record_delay(record, &mut self.link_budget) {
+            for other in &mut self.links {
+                other.meter.switch_to_histograms();
+            }
+            self.links[l]
+                .meter
+                .record_delay(record, &mut self.link_budget);
+        }
+        self.packet_hops += 1;
+        pkt.hop += 1;
+        let link = &mut self.links[l];
+        let at = now.saturating_add(link.delay);
+        let seq = self.queue.reserve();
+        if link.pipe.is_empty() {
+            self.queue.push_reserved(at, seq, Event::Arrive(l as u32));
+        }
+        link.pipe.push_back(InFlight { at, seq, pkt });
+    }
+
+    /// `pkt` reached its sink.
+    fn deliver(&mut self, pkt: SimPacket) {
+        let delay = self.now.since(pkt.sent_at);
+        let flow = &mut self.flows[pkt.flow.0 as usize];
+        add(&mut flow.delivered, pkt.len);
+        if !flow.delays.record(delay, &mut self.flow_budget) {
+            for other in &mut self.flows {
+                other.delays.switch_to_histogram();
+            }
+            self.flows[pkt.flow.0 as usize]
+                .delays
+                .record(delay, &mut self.flow_budget);
+        }
+        self.call(pkt.flow.0, |a, ctx| a.on_delivered(ctx, &pkt));
+    }
+}
