@@ -1,0 +1,24 @@
+//! `linkshare validate SCENARIO.toml`: check a scenario and describe it.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use super::describe::describe;
+use crate::error::Failure;
+use crate::scenario;
+
+/// Options of `validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// The scenario file (TOML; see scenarios/README.md).
+    pub scenario: PathBuf,
+}
+
+/// Runs the command: prints the description and `OK`, or fails with every problem.
+pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
+    let scenario = scenario::load_file(&args.scenario)?;
+    let mut so = std::io::stdout().lock();
+    write!(so, "{}", describe(&scenario))
+        .and_then(|()| writeln!(so, "\n{}: OK", args.scenario.display()))
+        .map_err(|e| Failure::io("cannot write to stdout".to_owned(), e))
+}

@@ -1,0 +1,71 @@
+//! Why a command failed, and its exit status.
+//!
+//! | status | meaning |
+//! | --- | --- |
+//! | 0 | success |
+//! | 1 | internal error: a bug in linkshare (please report it) |
+//! | 2 | the input is wrong (scenario problems, bad options) or the environment refused (I/O) |
+//!
+//! Command-line usage errors are reported by `clap`, also with status 2.
+
+use std::fmt;
+use std::io;
+
+use crate::scenario::Problems;
+
+/// A failed command. Its `Display` is the message printed on stderr: one line per
+/// problem, no backtrace.
+#[derive(Debug)]
+pub enum Failure {
+    /// Problems in the scenario or the options (status 2).
+    Problems(Problems),
+    /// An I/O operation failed (status 2).
+    Io {
+        /// What was being done, naming the path.
+        what: String,
+        /// The operating system's error.
+        error: io::Error,
+    },
+    /// The simulator refused a scenario the loader accepted (status 2): its message names
+    /// the flow, link or hop concerned.
+    Simulator(String),
+    /// A bug (status 1).
+    Internal(String),
+}
+
+impl Failure {
+    /// An I/O failure while doing `what`.
+    pub fn io(what: String, error: io::Error) -> Failure {
+        Failure::Io { what, error }
+    }
+
+    /// The process exit status for this failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Internal(_) => 1,
+            Failure::Problems(_) | Failure::Io { .. } | Failure::Simulator(_) => 2,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Problems(p) => write!(f, "{p}"),
+            Failure::Io { what, error } => write!(f, "error: {what}: {error}"),
+            Failure::Simulator(msg) => {
+                write!(f, "error: the simulator cannot run this scenario: {msg}")
+            }
+            Failure::Internal(msg) => write!(
+                f,
+                "internal error: {msg}; this is a bug in linkshare, please report it"
+            ),
+        }
+    }
+}
+
+impl From<Problems> for Failure {
+    fn from(p: Problems) -> Failure {
+        Failure::Problems(p)
+    }
+}

@@ -1,0 +1,87 @@
+//! The `linkshare` command line: scenario files, runs, outputs and plots.
+//!
+//! * [`scenario`]: the TOML scenario format, loaded into a validated
+//!   [`linkshare_sim::config::SimConfig`] or a list of problems with file positions.
+//! * [`output`]: `summary.json`, the CSVs, the plots and the terminal tables of a run.
+//! * [`plot`]: a small SVG line-chart library.
+//! * [`commands`]: `demo`, `run`, `compare`, `validate`.
+//! * [`error`]: failures and exit statuses (0 success, 1 internal error, 2 bad input).
+#![warn(missing_docs)]
+
+pub mod commands;
+pub mod error;
+pub mod output;
+pub mod plot;
+pub mod scenario;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::error::Failure;
+
+/// Simulate and compare hierarchical link-sharing and QoS packet schedulers.
+#[derive(Debug, Parser)]
+#[command(name = "linkshare", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Run a built-in scenario under several schedulers and show the difference.
+    Demo(commands::demo::DemoArgs),
+    /// Run a scenario file and write its outputs.
+    Run(commands::run::RunArgs),
+    /// Run a scenario under several schedulers (same traffic, same seed) side by side.
+    Compare(commands::compare::CompareArgs),
+    /// Check a scenario file and describe it.
+    Validate(commands::validate::ValidateArgs),
+}
+
+/// Runs the command line `args` (program name first) and returns the exit status.
+/// Problems are printed on stderr, one per line; clap prints usage errors itself (status
+/// 2). A panic is reported as an internal error (status 1) without a backtrace.
+pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    std::panic::set_hook(Box::new(|info| {
+        let place = info
+            .location()
+            .map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_owned());
+        eprintln!("{}", Failure::Internal(format!("{msg}{place}")));
+    }));
+    let outcome = std::panic::catch_unwind(|| dispatch(&cli.command));
+    match outcome {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(failure)) => {
+            eprintln!("{failure}");
+            ExitCode::from(failure.exit_code())
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}
+
+fn dispatch(command: &Command) -> Result<(), Failure> {
+    match command {
+        Command::Demo(a) => commands::demo::run(a),
+        Command::Run(a) => commands::run::run(a),
+        Command::Compare(a) => commands::compare::run(a),
+        Command::Validate(a) => commands::validate::run(a),
+    }
+}

@@ -1,0 +1,226 @@
+//! Aligned text tables for the terminal, and the two tables the commands print: the
+//! per-class summary of a run and the side-by-side comparison of schedulers.
+
+use std::fmt::Write as _;
+
+use linkshare_core::units::Duration;
+use linkshare_sim::result::{ClassResult, RunResult};
+
+use super::Labels;
+
+/// A text table: a header row, optional column groups above it, and rows. The first
+/// column is left-aligned, the others right-aligned.
+#[derive(Clone, Debug, Default)]
+pub struct TextTable {
+    /// Groups of columns labelled above the header: (label, first column, columns).
+    pub groups: Vec<(String, usize, usize)>,
+    /// Column titles.
+    pub header: Vec<String>,
+    /// Cells, one row per entry.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl TextTable {
+    /// The table, one line per row, columns separated by two spaces.
+    pub fn render(&self) -> String {
+        let columns = self.header.len();
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, cell) in row.iter().enumerate().take(columns) {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+        // A group label wider than its columns widens its last column.
+        for (label, first, n) in &self.groups {
+            let span: usize = widths[*first..first + n].iter().sum::<usize>() + 2 * (n - 1);
+            let need = label.chars().count();
+            if need > span
+                && let Some(w) = widths.get_mut(first + n - 1)
+            {
+                *w += need - span;
+            }
+        }
+        let mut out = String::new();
+        if !self.groups.is_empty() {
+            let mut line = String::new();
+            let mut col = 0;
+            for (label, first, n) in &self.groups {
+                while col < *first {
+                    pad(&mut line, "", widths[col], false, col);
+                    col += 1;
+                }
+                let span: usize = widths[*first..first + n].iter().sum::<usize>() + 2 * (n - 1);
+                if col > 0 {
+                    line.push_str("  ");
+                }
+                let _ = write!(line, "{label:^span$}");
+                col += n;
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+        for row in core::iter::once(&self.header)
+            .chain(core::iter::once(&rule))
+            .chain(self.rows.iter())
+        {
+            let mut line = String::new();
+            for (i, w) in widths.iter().enumerate() {
+                let cell = row.get(i).map_or("", String::as_str);
+                pad(&mut line, cell, *w, i > 0, i);
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Appends `cell` padded to `width` (right-aligned if `right`), after a separator unless
+/// it is column 0.
+fn pad(line: &mut String, cell: &str, width: usize, right: bool, column: usize) {
+    if column > 0 {
+        line.push_str("  ");
+    }
+    if right {
+        let _ = write!(line, "{cell:>width$}");
+    } else {
+        let _ = write!(line, "{cell:<width$}");
+    }
+}
+
+/// Milliseconds with three decimals.
+pub fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1e3)
+}
+
+/// Mbit/s with three decimals.
+pub fn mbit(bps: f64) -> String {
+    format!("{:.3}", bps / 1e6)
+}
+
+/// The per-class table of a run: every class of every link, indented by depth (the
+/// link itself first, as `name [scheduler]`, its counters summing all classes).
+pub fn run_table(result: &RunResult) -> TextTable {
+    let header = [
+        "class",
+        "sent",
+        "delivered",
+        "dropped",
+        "rate Mbit/s",
+        "mean ms",
+        "p99 ms",
+        "max ms",
+    ];
+    let labels = Labels::new(result);
+    let mut rows = Vec::new();
+    for (i, link) in result.links.iter().enumerate() {
+        for c in &link.classes {
+            let depth = depth(&link.classes, c);
+            let name = if depth == 0 {
+                format!("{} [{}]", link.name, link.scheduler)
+            } else {
+                format!("{}{}", "  ".repeat(depth), labels.class(i, c.id))
+            };
+            rows.push(vec![
+                name,
+                c.counters.arrived.packets.to_string(),
+                c.delivered.packets.to_string(),
+                c.counters.dropped_total().packets.to_string(),
+                mbit(c.mean_rate_bps),
+                ms(c.delay.mean),
+                ms(c.delay.p99),
+                ms(c.delay.max),
+            ]);
+        }
+    }
+    TextTable {
+        groups: Vec::new(),
+        header: header.iter().map(|h| (*h).to_owned()).collect(),
+        rows,
+    }
+}
+
+/// Distance of `c` from the root of its tree.
+fn depth(classes: &[ClassResult], c: &ClassResult) -> usize {
+    let mut d = 0;
+    let mut cur = c.parent;
+    while let Some(p) = cur {
+        d += 1;
+        cur = classes.get(p.index()).and_then(|p| p.parent);
+        if d > classes.len() {
+            break;
+        }
+    }
+    d
+}
+
+/// The comparison table: one row per leaf class, and for each scheduler its delivered
+/// rate and mean and 99th-percentile delay at the port. `runs` hold results of the same
+/// scenario (same classes) under different schedulers.
+pub fn compare_table(runs: &[(String, RunResult)]) -> TextTable {
+    let mut table = TextTable {
+        header: vec!["class".to_owned()],
+        ..TextTable::default()
+    };
+    for (j, (name, _)) in runs.iter().enumerate() {
+        table.groups.push((name.clone(), 1 + 3 * j, 3));
+        table
+            .header
+            .extend(["Mbit/s", "mean ms", "p99 ms"].map(str::to_owned));
+    }
+    for (link, class, label) in compare_rows(runs) {
+        let mut row = vec![label];
+        for (_, result) in runs {
+            match result.links.get(link).and_then(|l| l.classes.get(class)) {
+                Some(c) => row.extend([mbit(c.mean_rate_bps), ms(c.delay.mean), ms(c.delay.p99)]),
+                None => row.extend(["-", "-", "-"].map(str::to_owned)),
+            }
+        }
+        table.rows.push(row);
+    }
+    table
+}
+
+/// The leaves of the first run as (link number, class index, label).
+pub fn compare_rows(runs: &[(String, RunResult)]) -> Vec<(usize, usize, String)> {
+    let Some((_, first)) = runs.first() else {
+        return Vec::new();
+    };
+    let labels = Labels::new(first);
+    first
+        .links
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| {
+            l.classes
+                .iter()
+                .filter(|c| c.is_leaf)
+                .map(move |c| (i, c.id.index(), labels.class(i, c.id)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_aligned() {
+        let t = TextTable {
+            groups: vec![("fifo".into(), 1, 2)],
+            header: vec!["class".into(), "a".into(), "bb".into()],
+            rows: vec![
+                vec!["voice".into(), "1".into(), "22".into()],
+                vec!["x".into(), "333".into(), "4".into()],
+            ],
+        };
+        let text = t.render();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "        fifo");
+        assert_eq!(lines[1], "class    a  bb");
+        assert_eq!(lines[2], "-----  ---  --");
+        assert_eq!(lines[3], "voice    1  22");
+        assert_eq!(lines[4], "x      333   4");
+    }
+}

@@ -1,0 +1,637 @@
+//! Line charts as standalone SVG, good enough to put in a paper.
+//!
+//! A [`LineChart`] has a title, axis labels (write the units in them), and [`Series`] of
+//! `(x, y)` points drawn as straight segments or as steps. [`LineChart::render`] returns
+//! the SVG text: a 960 × 540 drawing with round-number ticks, light grid lines, a legend
+//! to the right of the plot, colours from the Okabe–Ito palette (distinguishable with
+//! the common forms of colour blindness) and dash patterns once the colours run out. It
+//! uses the generic `sans-serif` font family and no scripts or external resources, so it
+//! renders the same in browsers, `rsvg-convert` and LaTeX toolchains.
+//!
+//! Output is deterministic: the same chart gives the same bytes (coordinates are printed
+//! with two decimals).
+
+use std::fmt::Write as _;
+
+/// Okabe–Ito colours, in the order series get them.
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+];
+
+/// Width of the drawing, in SVG user units (pixels).
+const WIDTH: f64 = 960.0;
+/// Height of the drawing.
+const HEIGHT: f64 = 540.0;
+/// Space left of the plot area (tick labels, y label).
+const LEFT: f64 = 86.0;
+/// Space above the plot area (title).
+const TOP: f64 = 52.0;
+/// Space below the plot area (tick labels, x label).
+const BOTTOM: f64 = 64.0;
+/// Approximate width of a character of the legend font, for layout.
+const CHAR_WIDTH: f64 = 7.6;
+
+/// A chart of lines. See the [module docs](self).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LineChart {
+    /// Title, drawn above the plot.
+    pub title: String,
+    /// Label of the x axis, with its unit (`"time (s)"`).
+    pub x_label: String,
+    /// Label of the y axis, with its unit (`"rate (Mbit/s)"`).
+    pub y_label: String,
+    /// The lines, drawn in order (later ones on top).
+    pub series: Vec<Series>,
+    /// The x axis: scale and range.
+    pub x_axis: Axis,
+    /// The y axis: scale and range.
+    pub y_axis: Axis,
+}
+
+/// Scale and range of an axis.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Axis {
+    /// Linear or logarithmic.
+    pub scale: Scale,
+    /// The range shown; `None`: from the data, widened to round ticks.
+    pub range: Option<(f64, f64)>,
+    /// With an automatic range on a linear scale, start or end the range at zero so
+    /// that it includes it (rates, backlogs).
+    pub include_zero: bool,
+}
+
+/// How values map to positions on an axis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scale {
+    /// Evenly spaced values.
+    #[default]
+    Linear,
+    /// Evenly spaced powers of ten; values `<= 0` are not drawn.
+    Log10,
+}
+
+/// How a line is dashed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dash {
+    /// A continuous line.
+    Solid,
+    /// Long dashes.
+    Dashed,
+    /// Dots.
+    Dotted,
+    /// Dash, dot, dash.
+    DashDot,
+}
+
+impl Dash {
+    /// Every pattern, in the order they are used when colours run out.
+    pub const ALL: [Dash; 4] = [Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::DashDot];
+
+    fn dasharray(self) -> Option<&'static str> {
+        match self {
+            Dash::Solid => None,
+            Dash::Dashed => Some("9 5"),
+            Dash::Dotted => Some("2 4"),
+            Dash::DashDot => Some("9 4 2 4"),
+        }
+    }
+}
+
+/// One line of a chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Name shown in the legend.
+    pub name: String,
+    /// Points in drawing order (normally increasing x). Non-finite points are skipped.
+    pub points: Vec<(f64, f64)>,
+    /// Draw as a step function: each point's y holds until the next point's x (for
+    /// CDFs and per-window values), instead of straight segments between points.
+    pub step: bool,
+    /// Index into [`PALETTE`] (taken modulo its length); `None`: the series' position.
+    pub colour: Option<usize>,
+    /// Dash pattern; `None`: solid for the first 8 series, then the next pattern for
+    /// each further round of colours.
+    pub dash: Option<Dash>,
+}
+
+impl Series {
+    /// A line through `points`, with automatic colour and dash.
+    pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.into(),
+            points,
+            step: false,
+            colour: None,
+            dash: None,
+        }
+    }
+
+    /// A step function through `points` (see [`Series::step`]).
+    pub fn steps(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            step: true,
+            ..Series::line(name, points)
+        }
+    }
+}
+
+/// A mapping from values to pixels along one axis.
+#[derive(Clone, Copy, Debug)]
+struct Mapping {
+    scale: Scale,
+    /// Range in transformed units (log10 of the values for a log scale).
+    lo: f64,
+    hi: f64,
+    /// Pixel positions of `lo` and `hi`.
+    from: f64,
+    to: f64,
+}
+
+impl Mapping {
+    fn transform(scale: Scale, v: f64) -> Option<f64> {
+        match scale {
+            Scale::Linear if v.is_finite() => Some(v),
+            Scale::Log10 if v.is_finite() && v > 0.0 => Some(v.log10()),
+            _ => None,
+        }
+    }
+
+    fn pixel(&self, v: f64) -> Option<f64> {
+        let t = Mapping::transform(self.scale, v)?;
+        Some(self.from + (t - self.lo) / (self.hi - self.lo) * (self.to - self.from))
+    }
+}
+
+/// A tick: its value and label.
+type Tick = (f64, String);
+
+impl LineChart {
+    /// An empty chart with linear axes.
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> LineChart {
+        LineChart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            ..LineChart::default()
+        }
+    }
+
+    /// The chart as a standalone SVG document.
+    pub fn render(&self) -> String {
+        let legend_width = self.legend_width();
+        let right = WIDTH - legend_width - 24.0;
+        let bottom = HEIGHT - BOTTOM;
+        let xs = self.values(|p| p.0, self.x_axis.scale);
+        let ys = self.values(|p| p.1, self.y_axis.scale);
+        let (x_lo, x_hi, x_ticks) = axis_ticks(self.x_axis, &xs);
+        let (y_lo, y_hi, y_ticks) = axis_ticks(self.y_axis, &ys);
+        let xm = Mapping {
+            scale: self.x_axis.scale,
+            lo: x_lo,
+            hi: x_hi,
+            from: LEFT,
+            to: right,
+        };
+        let ym = Mapping {
+            scale: self.y_axis.scale,
+            lo: y_lo,
+            hi: y_hi,
+            from: bottom,
+            to: TOP,
+        };
+
+        let mut s = String::with_capacity(16 * 1024);
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif">"#
+        );
+        let _ = writeln!(s, r#"<title>{}</title>"#, escape(&self.title));
+        let _ = writeln!(
+            s,
+            r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#
+        );
+        let _ = writeln!(
+            s,
+            r#"<defs><clipPath id="plot-area"><rect x="{LEFT}" y="{TOP}" width="{:.2}" height="{:.2}"/></clipPath></defs>"#,
+            right - LEFT,
+            bottom - TOP
+        );
+        // Grid and tick labels.
+        let _ = writeln!(s, r##"<g stroke="#dddddd" stroke-width="1">"##);
+        for (v, _) in &x_ticks {
+            if let Some(x) = xm.pixel(*v) {
+                let _ = writeln!(
+                    s,
+                    r#"<line x1="{x:.2}" y1="{TOP}" x2="{x:.2}" y2="{bottom}"/>"#
+                );
+            }
+        }
+        for (v, _) in &y_ticks {
+            if let Some(y) = ym.pixel(*v) {
+                let _ = writeln!(
+                    s,
+                    r#"<line x1="{LEFT}" y1="{y:.2}" x2="{right:.2}" y2="{y:.2}"/>"#
+                );
+            }
+        }
+        let _ = writeln!(s, "</g>");
+        let _ = writeln!(s, r##"<g font-size="13" fill="#222222">"##);
+        for (v, label) in &x_ticks {
+            if let Some(x) = xm.pixel(*v) {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{x:.2}" y="{:.2}" text-anchor="middle">{}</text>"#,
+                    bottom + 20.0,
+                    escape(label)
+                );
+            }
+        }
+        for (v, label) in &y_ticks {
+            if let Some(y) = ym.pixel(*v) {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{:.2}" y="{:.2}" text-anchor="end">{}</text>"#,
+                    LEFT - 8.0,
+                    y + 4.5,
+                    escape(label)
+                );
+            }
+        }
+        let _ = writeln!(s, "</g>");
+        // Frame, title and axis labels.
+        let _ = writeln!(
+            s,
+            r##"<rect x="{LEFT}" y="{TOP}" width="{:.2}" height="{:.2}" fill="none" stroke="#444444" stroke-width="1"/>"##,
+            right - LEFT,
+            bottom - TOP
+        );
+        let _ = writeln!(
+            s,
+            r##"<text x="{:.2}" y="30" font-size="18" font-weight="bold" text-anchor="middle" fill="#111111">{}</text>"##,
+            (LEFT + right) / 2.0,
+            escape(&self.title)
+        );
+        let _ = writeln!(
+            s,
+            r##"<text x="{:.2}" y="{:.2}" font-size="15" text-anchor="middle" fill="#111111">{}</text>"##,
+            (LEFT + right) / 2.0,
+            HEIGHT - 16.0,
+            escape(&self.x_label)
+        );
+        let _ = writeln!(
+            s,
+            r##"<text transform="translate(24 {:.2}) rotate(-90)" font-size="15" text-anchor="middle" fill="#111111">{}</text>"##,
+            (TOP + bottom) / 2.0,
+            escape(&self.y_label)
+        );
+        // Lines.
+        let mut drawn = 0;
+        let _ = writeln!(
+            s,
+            r#"<g clip-path="url(#plot-area)" fill="none" stroke-width="2" stroke-linejoin="round">"#
+        );
+        for (i, series) in self.series.iter().enumerate() {
+            let d = path(series, &xm, &ym);
+            if d.is_empty() {
+                continue;
+            }
+            drawn += 1;
+            let (colour, dash) = style(series, i);
+            let dash_attr = dash
+                .dasharray()
+                .map_or(String::new(), |a| format!(r#" stroke-dasharray="{a}""#));
+            let _ = writeln!(s, r#"<path d="{d}" stroke="{colour}"{dash_attr}/>"#);
+        }
+        let _ = writeln!(s, "</g>");
+        if drawn == 0 {
+            let _ = writeln!(
+                s,
+                r##"<text x="{:.2}" y="{:.2}" font-size="16" text-anchor="middle" fill="#777777">no data</text>"##,
+                (LEFT + right) / 2.0,
+                (TOP + bottom) / 2.0
+            );
+        }
+        self.legend(&mut s, right + 16.0);
+        s.push_str("</svg>\n");
+        s
+    }
+
+    /// Width reserved for the legend: enough for the longest name (0 without series).
+    fn legend_width(&self) -> f64 {
+        let longest = self
+            .series
+            .iter()
+            .map(|s| s.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        if self.series.is_empty() {
+            0.0
+        } else {
+            (longest as f64 * CHAR_WIDTH + 48.0).clamp(90.0, 300.0)
+        }
+    }
+
+    fn legend(&self, s: &mut String, x: f64) {
+        if self.series.is_empty() {
+            return;
+        }
+        let row = if self.series.len() > 20 { 16.0 } else { 22.0 };
+        let _ = writeln!(s, r##"<g font-size="13" fill="#222222">"##);
+        for (i, series) in self.series.iter().enumerate() {
+            let y = TOP + 10.0 + row * i as f64;
+            if y > HEIGHT - 10.0 {
+                break;
+            }
+            let (colour, dash) = style(series, i);
+            let dash_attr = dash
+                .dasharray()
+                .map_or(String::new(), |a| format!(r#" stroke-dasharray="{a}""#));
+            let _ = writeln!(
+                s,
+                r#"<line x1="{x:.2}" y1="{y:.2}" x2="{:.2}" y2="{y:.2}" stroke="{colour}" stroke-width="2.5"{dash_attr}/>"#,
+                x + 28.0
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.2}" y="{:.2}">{}</text>"#,
+                x + 36.0,
+                y + 4.5,
+                escape(&series.name)
+            );
+        }
+        let _ = writeln!(s, "</g>");
+    }
+
+    /// The transformed coordinates of every drawable point along one axis.
+    fn values(&self, pick: impl Fn(&(f64, f64)) -> f64, scale: Scale) -> Vec<f64> {
+        self.series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter_map(|p| Mapping::transform(scale, pick(p)))
+            .collect()
+    }
+}
+
+/// Colour and dash of the `i`-th series.
+fn style(series: &Series, i: usize) -> (&'static str, Dash) {
+    let colour = PALETTE[series.colour.unwrap_or(i) % PALETTE.len()];
+    let dash = series
+        .dash
+        .unwrap_or(Dash::ALL[(i / PALETTE.len()) % Dash::ALL.len()]);
+    (colour, dash)
+}
+
+/// The SVG path of a series (empty if no point can be drawn).
+fn path(series: &Series, xm: &Mapping, ym: &Mapping) -> String {
+    let mut d = String::new();
+    let mut last_y: Option<f64> = None;
+    for &(x, y) in &series.points {
+        let (Some(px), Some(py)) = (xm.pixel(x), ym.pixel(y)) else {
+            continue;
+        };
+        match last_y {
+            None => {
+                let _ = write!(d, "M{px:.2} {py:.2}");
+            }
+            Some(_) if series.step => {
+                let _ = write!(d, "H{px:.2}V{py:.2}");
+            }
+            Some(_) => {
+                let _ = write!(d, "L{px:.2} {py:.2}");
+            }
+        }
+        last_y = Some(py);
+    }
+    d
+}
+
+/// The range (in transformed units) and ticks of an axis.
+fn axis_ticks(axis: Axis, values: &[f64]) -> (f64, f64, Vec<Tick>) {
+    let given = axis.range.and_then(|(a, b)| {
+        let (a, b) = (
+            Mapping::transform(axis.scale, a)?,
+            Mapping::transform(axis.scale, b)?,
+        );
+        (b > a).then_some((a, b))
+    });
+    let (lo, hi) = given.unwrap_or_else(|| {
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if !(lo.is_finite() && hi.is_finite()) {
+            (0.0, 1.0)
+        } else if axis.include_zero && axis.scale == Scale::Linear {
+            (lo.min(0.0), hi.max(0.0))
+        } else {
+            (lo, hi)
+        }
+    });
+    match axis.scale {
+        Scale::Linear => linear_ticks(lo, hi, given.is_some()),
+        Scale::Log10 => log_ticks(lo, hi, given.is_some()),
+    }
+}
+
+/// Round-number ticks for a linear axis; widens `lo..hi` to whole steps unless `fixed`.
+fn linear_ticks(lo: f64, hi: f64, fixed: bool) -> (f64, f64, Vec<Tick>) {
+    let (mut lo, mut hi) = (lo, hi);
+    if hi - lo <= f64::EPSILON * hi.abs().max(1.0) {
+        if lo == 0.0 {
+            hi = 1.0;
+        } else {
+            let pad = lo.abs() * 0.1;
+            lo -= pad;
+            hi += pad;
+        }
+    }
+    let step = nice_step((hi - lo) / 6.0);
+    if !fixed {
+        lo = (lo / step).floor() * step;
+        hi = (hi / step).ceil() * step;
+    }
+    let decimals = decimals_for(step);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    let ticks = (first..=last)
+        .map(|k| {
+            let v = k as f64 * step;
+            (v, number(v, decimals))
+        })
+        .collect();
+    (lo, hi, ticks)
+}
+
+/// Ticks at powers of ten (with 2 and 5 when the range spans fewer than three decades);
+/// `lo` and `hi` are log10 of the values and are widened to whole decades unless `fixed`.
+fn log_ticks(lo: f64, hi: f64, fixed: bool) -> (f64, f64, Vec<Tick>) {
+    let (mut lo, mut hi) = (lo, hi);
+    if !fixed {
+        lo = lo.floor();
+        hi = hi.ceil();
+    }
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let decades = hi - lo;
+    let mantissas: &[f64] = if decades < 3.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut ticks = Vec::new();
+    for e in (lo.floor() as i64)..=(hi.ceil() as i64) {
+        for &m in mantissas {
+            let v = m * 10f64.powi(e as i32);
+            let t = v.log10();
+            if t >= lo - 1e-9 && t <= hi + 1e-9 {
+                let decimals = usize::try_from(-e).unwrap_or(0);
+                ticks.push((v, number(v, decimals)));
+            }
+        }
+    }
+    (lo, hi, ticks)
+}
+
+/// A step of 1, 2, 2.5 or 5 times a power of ten, at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw > 0.0 && raw.is_finite()) {
+        return 1.0;
+    }
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let m = raw / magnitude;
+    let nice = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .find(|&n| n >= m - 1e-9)
+        .unwrap_or(10.0);
+    nice * magnitude
+}
+
+/// Decimals needed to print multiples of `step` exactly (up to 9).
+fn decimals_for(step: f64) -> usize {
+    (0..=9)
+        .find(|&d| {
+            let scaled = step * 10f64.powi(d as i32);
+            (scaled - scaled.round()).abs() < 1e-6 * scaled.max(1.0)
+        })
+        .unwrap_or(9)
+}
+
+/// `v` with `decimals` decimals, without a negative zero.
+fn number(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {
+        s[1..].to_owned()
+    } else {
+        s
+    }
+}
+
+/// Escapes text for SVG.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(ticks: &[Tick]) -> Vec<&str> {
+        ticks.iter().map(|(_, l)| l.as_str()).collect()
+    }
+
+    #[test]
+    fn linear_ticks_are_round() {
+        let (lo, hi, t) = linear_ticks(0.0, 9.3, false);
+        assert_eq!((lo, hi), (0.0, 10.0));
+        assert_eq!(labels(&t), ["0", "2", "4", "6", "8", "10"]);
+        let (_, _, t) = linear_ticks(0.0, 0.013, false);
+        assert_eq!(
+            labels(&t),
+            [
+                "0.0000", "0.0025", "0.0050", "0.0075", "0.0100", "0.0125", "0.0150"
+            ]
+        );
+        let (lo, hi, t) = linear_ticks(-3.0, 3.0, false);
+        assert_eq!((lo, hi), (-3.0, 3.0));
+        assert_eq!(labels(&t), ["-3", "-2", "-1", "0", "1", "2", "3"]);
+    }
+
+    #[test]
+    fn flat_data_gets_a_range() {
+        let (lo, hi, t) = linear_ticks(5.0, 5.0, false);
+        assert!(lo < 5.0 && hi > 5.0, "{lo} {hi}");
+        assert!(!t.is_empty());
+        let (lo, hi, _) = linear_ticks(0.0, 0.0, false);
+        assert!(lo <= 0.0 && hi > 0.0);
+    }
+
+    #[test]
+    fn log_ticks_at_decades() {
+        let (lo, hi, t) = log_ticks(0.02f64.log10(), 300f64.log10(), false);
+        assert_eq!((lo, hi), (-2.0, 3.0));
+        assert_eq!(labels(&t), ["0.01", "0.1", "1", "10", "100", "1000"]);
+        let (_, _, t) = log_ticks(0.0, 1.0, false);
+        assert_eq!(labels(&t), ["1", "2", "5", "10"]);
+    }
+
+    #[test]
+    fn renders_escaped_text_lines_and_steps() {
+        let mut chart = LineChart::new("a < b & c", "time (s)", "rate (Mbit/s)");
+        chart
+            .series
+            .push(Series::line("x", vec![(0.0, 0.0), (1.0, 2.0)]));
+        chart
+            .series
+            .push(Series::steps("y", vec![(0.0, 1.0), (1.0, 0.5)]));
+        let svg = chart.render();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.contains("a &lt; b &amp; c"));
+        assert!(!svg.contains("a < b"));
+        assert!(svg.contains(r##"stroke="#0072B2""##) && svg.contains(r##"stroke="#D55E00""##));
+        // The step series goes horizontally then vertically.
+        assert!(svg.contains('H') && svg.contains('V'));
+        assert_eq!(svg, chart.render(), "deterministic");
+    }
+
+    #[test]
+    fn pixels_follow_the_axis() {
+        let m = Mapping {
+            scale: Scale::Linear,
+            lo: 0.0,
+            hi: 10.0,
+            from: 100.0,
+            to: 200.0,
+        };
+        assert_eq!(m.pixel(5.0), Some(150.0));
+        assert_eq!(m.pixel(f64::NAN), None);
+        let m = Mapping {
+            scale: Scale::Log10,
+            lo: 0.0,
+            hi: 2.0,
+            from: 0.0,
+            to: 100.0,
+        };
+        assert_eq!(m.pixel(10.0), Some(50.0));
+        assert_eq!(m.pixel(0.0), None);
+    }
+
+    #[test]
+    fn empty_chart_says_so() {
+        let svg = LineChart::new("t", "x", "y").render();
+        assert!(svg.contains("no data"));
+    }
+}

@@ -1,0 +1,302 @@
+//! From the read definitions to a [`SimConfig`]: class trees, node and link names,
+//! routes, schedules and traces, checking every cross-reference.
+
+mod flow;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use linkshare_core::hierarchy::{ClassTree, ConfigError, LinkSpec};
+use linkshare_core::sched::{self, Packet, SchedulerKind};
+use linkshare_core::units::Duration;
+use linkshare_sim::config::{FlowConfig, LinkConfig, MeasureConfig, NodeConfig, NodeId, SimConfig};
+
+use super::format::{Document, Form, Header, LinkDef};
+use super::problem::{Problem, did_you_mean};
+use super::reader::{Ctx, Sp, Span};
+use super::{Layout, Scenario};
+use flow::{TraceCache, build_flow};
+
+/// At most this many measurement windows per run (`duration / window`).
+const MAX_WINDOWS: u64 = 1_000_000;
+
+/// Names of the nodes and link of the single-link form.
+const SINGLE_NODES: [&str; 2] = ["src", "dst"];
+/// Name of the link of the single-link form.
+const SINGLE_LINK: &str = "link";
+
+/// A link whose class tree was built.
+struct BuiltLink<'d> {
+    def: &'d LinkDef,
+    name: String,
+    tree: Arc<ClassTree>,
+    scheduler: SchedulerKind,
+    from: Option<NodeId>,
+    to: Option<NodeId>,
+}
+
+/// Builds the scenario; `None` when problems were reported to `ctx`.
+pub(crate) fn build(
+    ctx: &mut Ctx<'_>,
+    doc: &Document,
+    base_dir: &Path,
+    file: &str,
+) -> Option<Scenario> {
+    let header = doc.header.as_ref();
+    let default_scheduler = header.and_then(|h| h.scheduler.as_ref());
+    if let Some(h) = header {
+        check_windows(ctx, h);
+    }
+    let (nodes, links, layout) = match &doc.form {
+        Form::Single(link) => {
+            let nodes = SINGLE_NODES.iter().map(|&n| n.to_owned()).collect();
+            let built = build_link(ctx, link, SINGLE_LINK.to_owned(), default_scheduler);
+            let built = built.map(|mut b| {
+                b.from = Some(NodeId(0));
+                b.to = Some(NodeId(1));
+                b
+            });
+            (nodes, built.into_iter().collect(), Layout::SingleLink)
+        }
+        Form::Topology { nodes, links } => {
+            let names = unique(ctx, nodes, "node", "node");
+            let link_names: Vec<Sp<String>> = links.iter().filter_map(|l| l.name.clone()).collect();
+            unique(ctx, &link_names, "links", "link");
+            let built = links
+                .iter()
+                .filter_map(|l| {
+                    let name = l.name.as_ref()?.value.clone();
+                    let mut b = build_link(ctx, l, name, default_scheduler)?;
+                    b.from = endpoint(ctx, &names, l, l.from.as_ref(), "from");
+                    b.to = endpoint(ctx, &names, l, l.to.as_ref(), "to");
+                    if let (Some(f), Some(t)) = (b.from, b.to)
+                        && f == t
+                    {
+                        let span = l.to.as_ref().map_or(l.span.clone(), |t| t.span.clone());
+                        ctx.report(
+                            &span,
+                            &format!("{}.to", l.path),
+                            format!(
+                                "the link goes from node `{}` to itself",
+                                names[f.0 as usize]
+                            ),
+                            "give `to` another node",
+                        );
+                    }
+                    Some(b)
+                })
+                .collect();
+            (names, built, Layout::Topology)
+        }
+        Form::Broken => (Vec::new(), Vec::new(), Layout::SingleLink),
+    };
+    let flow_names: Vec<Sp<String>> = doc.flows.iter().filter_map(|f| f.name.clone()).collect();
+    unique(ctx, &flow_names, "flow", "flow");
+    let mut traces = TraceCache::default();
+    let flows: Vec<FlowConfig> = doc
+        .flows
+        .iter()
+        .filter_map(|f| build_flow(ctx, f, &links, layout, header, base_dir, &mut traces))
+        .collect();
+    if !ctx.problems.is_empty() {
+        return None;
+    }
+    let header = header?;
+    let config = SimConfig {
+        seed: header.seed,
+        duration: header.duration.as_ref()?.value,
+        nodes: nodes.into_iter().map(|name| NodeConfig { name }).collect(),
+        links: links
+            .into_iter()
+            .map(|b| {
+                Some(LinkConfig {
+                    name: b.name,
+                    from: b.from?,
+                    to: b.to?,
+                    rate: b.def.rate.as_ref()?.value,
+                    delay: b.def.delay,
+                    overhead: b.def.overhead,
+                    classes: b.tree,
+                    scheduler: b.scheduler,
+                    buffer: b.def.buffer,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?,
+        flows,
+        measure: MeasureConfig {
+            window: header.window.value,
+            ..MeasureConfig::default()
+        },
+    };
+    Some(Scenario {
+        name: header.name.as_ref()?.value.clone(),
+        description: header.description.clone(),
+        file: file.to_owned(),
+        layout,
+        config,
+    })
+}
+
+/// The number of windows must stay reasonable: every leaf keeps one sample per window.
+fn check_windows(ctx: &mut Ctx<'_>, h: &Header) {
+    let (Some(d), w) = (&h.duration, &h.window) else {
+        return;
+    };
+    if w.value == Duration::ZERO {
+        return;
+    }
+    let windows = d.value.as_nanos().div_ceil(w.value.as_nanos());
+    if windows > MAX_WINDOWS {
+        ctx.report(
+            &w.span,
+            "scenario.window",
+            format!(
+                "a window of {} over a duration of {} makes {windows} windows, above the limit of {MAX_WINDOWS}",
+                w.value, d.value
+            ),
+            format!(
+                "lengthen the window to at least {}",
+                Duration(d.value.as_nanos().div_ceil(MAX_WINDOWS))
+            ),
+        );
+    }
+}
+
+/// Reports duplicate names; returns all names in order.
+fn unique(ctx: &mut Ctx<'_>, names: &[Sp<String>], path: &str, what: &str) -> Vec<String> {
+    let mut seen: BTreeMap<&str, &Span> = BTreeMap::new();
+    for (i, n) in names.iter().enumerate() {
+        if let Some(first) = seen.get(n.value.as_str()) {
+            let at = ctx.origin(first);
+            ctx.report(
+                &n.span,
+                &format!("{path}[{i}].name"),
+                format!("another {what} is already named `{}` (at {at})", n.value),
+                format!("give every {what} a unique name"),
+            );
+        } else {
+            seen.insert(&n.value, &n.span);
+        }
+    }
+    names.iter().map(|n| n.value.clone()).collect()
+}
+
+/// Resolves a node name of a link.
+fn endpoint(
+    ctx: &mut Ctx<'_>,
+    nodes: &[String],
+    link: &LinkDef,
+    name: Option<&Sp<String>>,
+    key: &str,
+) -> Option<NodeId> {
+    let name = name?;
+    match nodes.iter().position(|n| *n == name.value) {
+        Some(i) => Some(NodeId(i as u32)),
+        None => {
+            let hint = did_you_mean(&name.value, nodes.iter().map(String::as_str));
+            ctx.report(
+                &name.span,
+                &format!("{}.{key}", link.path),
+                format!("no node is named `{}`", name.value),
+                format!(
+                    "{hint}declare it with [[node]] name = \"{}\", or use one of: {}",
+                    name.value,
+                    list(nodes)
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Builds the class tree of a link and checks that its scheduler can run it.
+fn build_link<'d>(
+    ctx: &mut Ctx<'_>,
+    def: &'d LinkDef,
+    name: String,
+    default_scheduler: Option<&Sp<SchedulerKind>>,
+) -> Option<BuiltLink<'d>> {
+    let rate = def.rate.as_ref()?;
+    let link = LinkSpec {
+        name: name.clone(),
+        rate: rate.value,
+        origin: Some(ctx.origin(&def.span)),
+    };
+    let specs = def.classes.iter().map(|c| c.spec.clone()).collect();
+    let tree = match ClassTree::build(link, specs) {
+        Ok(tree) => tree,
+        Err(errors) => {
+            for e in errors {
+                let problem = class_problem(def, &name, e);
+                ctx.problems.push(problem);
+            }
+            return None;
+        }
+    };
+    let (scheduler, span) = match (&def.scheduler, default_scheduler) {
+        (Some(s), _) | (None, Some(s)) => (s.value, s.span.clone()),
+        (None, None) => (SchedulerKind::Fifo, def.span.clone()),
+    };
+    if let Err(problem) = check_scheduler(scheduler, &tree) {
+        ctx.report(
+            &span,
+            &format!("{}.scheduler", def.path),
+            problem,
+            "choose another scheduler, or give the classes what it needs",
+        );
+    }
+    Some(BuiltLink {
+        def,
+        name,
+        tree: Arc::new(tree),
+        scheduler,
+        from: None,
+        to: None,
+    })
+}
+
+/// A packet type used only to ask the registry whether a discipline accepts a tree.
+struct Probe;
+
+impl Packet for Probe {
+    fn wire_len(&self) -> u32 {
+        0
+    }
+}
+
+/// Whether `kind` can be built for `tree` (the registry's own message if not).
+pub(crate) fn check_scheduler(kind: SchedulerKind, tree: &ClassTree) -> Result<(), String> {
+    sched::build::<Probe>(kind, tree)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// A hierarchy error as a problem, with the path of the class it is about.
+fn class_problem(def: &LinkDef, link_name: &str, e: ConfigError) -> Problem {
+    let by_origin = def
+        .classes
+        .iter()
+        .find(|c| e.origin.is_some() && c.spec.origin_of(e.field) == e.origin.as_ref());
+    let by_name = || def.classes.iter().find(|c| c.spec.name == e.class);
+    let path = match by_origin.or_else(by_name) {
+        Some(c) => c.path.clone(),
+        None if e.class == link_name => def.path.clone(),
+        None => format!("class `{}`", e.class),
+    };
+    Problem {
+        origin: e.origin,
+        field: Some(format!("{path}.{}", e.field)),
+        problem: e.problem,
+        fix: e.fix,
+    }
+}
+
+/// `a, b, c` (or `(none)`).
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}

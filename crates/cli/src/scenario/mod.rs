@@ -1,0 +1,159 @@
+//! Scenario files: TOML in, a validated [`SimConfig`] out, or every problem found.
+//!
+//! The format is documented in `scenarios/README.md`. Loading never panics: whatever
+//! the bytes, [`load_str`] returns a [`Scenario`] or [`Problems`], each problem with the
+//! file, line and column where it was written, the field's path, what is wrong and how
+//! to fix it.
+//!
+//! Loading happens in three steps: the TOML is parsed into a tree that keeps the byte
+//! range of every value (`toml::de::DeTable`); `format` reads each table into plain
+//! definitions, checking types and units; `build` resolves names (parents, classes,
+//! nodes, links, traces) and builds the class trees with
+//! [`linkshare_core::hierarchy::ClassTree::build`], whose errors carry the positions
+//! the loader recorded.
+
+mod build;
+mod format;
+mod problem;
+mod reader;
+mod trace;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use linkshare_core::sched::SchedulerKind;
+use linkshare_sim::config::SimConfig;
+use toml::de::DeTable;
+
+pub(crate) use problem::did_you_mean;
+pub use problem::{Problem, Problems};
+
+use problem::LineIndex;
+use reader::{Ctx, Table};
+
+/// The form a scenario was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `[link]` and `[[class]]`: one link `link` from node `src` to node `dst`.
+    SingleLink,
+    /// `[[node]]` and `[[links]]`: any topology; flows have routes.
+    Topology,
+}
+
+/// A loaded, valid scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// `[scenario] name`: letters, digits, `_`, `-`, `.` (usable as a directory name).
+    pub name: String,
+    /// `[scenario] description`, if given.
+    pub description: Option<String>,
+    /// The file it was read from, as named by the user.
+    pub file: String,
+    /// The form it was written in.
+    pub layout: Layout,
+    /// What to simulate.
+    pub config: SimConfig,
+}
+
+impl Scenario {
+    /// Runs every link with `kind` instead of the scheduler the file names. Fails if
+    /// `kind` cannot be built for some link's classes (`option` names the command-line
+    /// option in the message).
+    pub fn set_scheduler(&mut self, kind: SchedulerKind, option: &str) -> Result<(), Problems> {
+        for link in &self.config.links {
+            if let Err(problem) = build::check_scheduler(kind, &link.classes) {
+                return Err(Problems::option(
+                    option,
+                    format!("on link `{}`: {problem}", link.name),
+                    format!(
+                        "choose another scheduler; known schedulers: {}",
+                        SchedulerKind::all_names()
+                    ),
+                ));
+            }
+        }
+        for link in &mut self.config.links {
+            link.scheduler = kind;
+        }
+        Ok(())
+    }
+
+    /// Whether the scenario has more than one link (outputs then name classes
+    /// `link/class`).
+    pub fn is_multi_link(&self) -> bool {
+        self.config.links.len() > 1
+    }
+}
+
+/// Reads and loads the scenario file at `path` (traces are read relative to its
+/// directory). I/O errors are reported as a problem without a position.
+pub fn load_file(path: &Path) -> Result<Scenario, Problems> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        Problems(vec![Problem {
+            origin: None,
+            field: None,
+            problem: format!("cannot read the scenario file {name}: {e}"),
+            fix: "give the path of a .toml scenario file (see scenarios/README.md)".to_owned(),
+        }])
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let prefix = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+        let origin = LineIndex::new(name.as_str().into(), &prefix).origin(at);
+        Problems(vec![Problem {
+            origin: Some(origin),
+            field: None,
+            problem: "the file is not UTF-8 text".to_owned(),
+            fix: "save the scenario as UTF-8".to_owned(),
+        }])
+    })?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    load_str(&text, &name, base)
+}
+
+/// Loads a scenario from `text`; `file` names it in problems, `base_dir` is where
+/// relative trace paths start.
+pub fn load_str(text: &str, file: &str, base_dir: &Path) -> Result<Scenario, Problems> {
+    let file_name: Arc<str> = file.into();
+    let lines = LineIndex::new(file_name.clone(), text);
+    let (doc, syntax) = DeTable::parse_recoverable(text);
+    if !syntax.is_empty() {
+        let mut problems = Problems(
+            syntax
+                .iter()
+                .map(|e| Problem {
+                    origin: Some(lines.origin(e.span().map_or(0, |s| s.start))),
+                    field: None,
+                    problem: format!("TOML syntax error: {}", e.message().trim_end()),
+                    fix: String::new(),
+                })
+                .collect(),
+        );
+        problems.sort();
+        return Err(problems);
+    }
+    let mut ctx = Ctx {
+        lines,
+        problems: Vec::new(),
+    };
+    let table = Table::document(&doc);
+    let defs = format::read_document(&mut ctx, &table);
+    let scenario = build::build(&mut ctx, &defs, base_dir, file);
+    match scenario {
+        Some(s) if ctx.problems.is_empty() => Ok(s),
+        _ => {
+            let mut problems = Problems(ctx.problems);
+            if problems.0.is_empty() {
+                problems.0.push(Problem {
+                    origin: None,
+                    field: None,
+                    problem: format!("{file} does not describe a complete scenario"),
+                    fix: "see scenarios/README.md for the format".to_owned(),
+                });
+            }
+            problems.sort();
+            Err(problems)
+        }
+    }
+}
