@@ -95,6 +95,14 @@ fn two_hops_delays_and_labels() {
     assert_eq!(rows.len(), 8);
     assert_eq!(rows[0], "0.000000000,0.250000000,l1/x,25000,800000.000");
     assert_eq!(rows[4], "0.000000000,0.250000000,l2/y,25000,800000.000");
+
+    // The flow's sink receives packet k at 10k + 7.4 ms: 25 packets in each window.
+    let flows = read("flow_throughput.csv");
+    let rows: Vec<&str> = flows.lines().collect();
+    assert_eq!(rows[0], "window_start_s,window_end_s,flow,bytes,rate_bps");
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[1], "0.000000000,0.250000000,f,25000,800000.000");
+    assert_eq!(rows[4], "0.750000000,1.000000000,f,25000,800000.000");
 }
 
 #[test]

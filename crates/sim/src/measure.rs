@@ -46,6 +46,11 @@ impl Windows {
         }
     }
 
+    /// Number of windows.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
     /// Index of the window holding `t` (`t < end`).
     #[inline]
     fn index(&self, t: Instant) -> usize {

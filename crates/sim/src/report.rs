@@ -55,6 +55,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
                 mean_rate_bps: rate_bps(f.delivered, duration),
                 delay: delays.stats(),
                 delays,
+                throughput: core::mem::take(&mut f.throughput),
             }
         })
         .collect();

@@ -141,6 +141,9 @@ pub struct FlowResult {
     pub delay: DelayStats,
     /// The exact distribution behind `delay`.
     pub delays: DelayHistogram,
+    /// Bytes delivered to the sink in each measurement window, in window order (see
+    /// [`RunResult::window_bounds`]).
+    pub throughput: Vec<u64>,
 }
 
 impl FlowResult {
@@ -416,6 +419,14 @@ impl DelayHistogram {
 }
 
 impl RunResult {
+    /// `[start, end)` of measurement window `k`: `[k * window, (k + 1) * window)`, the
+    /// last one cut at `duration`.
+    pub fn window_bounds(&self, k: usize) -> (Instant, Instant) {
+        let start = Instant(k as u64 * self.window.0);
+        let end = Instant::ZERO + self.duration;
+        (start, start.saturating_add(self.window).min(end))
+    }
+
     /// The delay CDF of `class` at `link` (see [`DelayHistogram::cdf`]), at most
     /// [`CDF_POINTS`] points. Empty for an unknown link or class.
     pub fn cdf(&self, link: LinkId, class: ClassId) -> Vec<(Duration, f64)> {

@@ -124,6 +124,8 @@ pub(crate) struct Flow {
     /// Packets of the flow in some port's queue now.
     pub(crate) queued: Count,
     pub(crate) delays: FlowDelays,
+    /// Bytes delivered to the sink in each measurement window.
+    pub(crate) throughput: Vec<u64>,
 }
 
 /// A network ready to run. See the [module docs](self) and the [crate docs](crate).
@@ -219,6 +221,7 @@ impl Simulator {
                 dropped: [Count::default(); DropReason::COUNT],
                 queued: Count::default(),
                 delays: FlowDelays::default(),
+                throughput: vec![0; windows.count()],
             });
             agents.push(source::build(
                 &f.source,
@@ -478,8 +481,10 @@ impl Simulator {
     /// `pkt` reached its sink.
     fn deliver(&mut self, pkt: SimPacket) {
         let delay = self.now.since(pkt.sent_at);
+        let window = self.now.0 / self.window.0;
         let flow = &mut self.flows[pkt.flow.0 as usize];
         add(&mut flow.delivered, pkt.len);
+        flow.throughput[window as usize] += u64::from(pkt.len);
         if !flow.delays.record(delay, &mut self.flow_budget) {
             for other in &mut self.flows {
                 other.delays.switch_to_histogram();

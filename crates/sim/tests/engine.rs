@@ -67,6 +67,20 @@ fn fifo_delivers_the_offered_cbr_rates() {
         classes[0].delivered.bytes,
         classes[1].delivered.bytes + classes[2].delivered.bytes
     );
+    // Per-flow windows (0.2 s): they add up to what was delivered, and a 3 Mbit/s CBR
+    // flow of 1000 B packets delivers 75 000 B per window, within one packet either way.
+    for (f, per_window) in r.flows.iter().zip([75_000u64, 100_000]) {
+        assert_eq!(f.throughput.len(), 50);
+        assert_eq!(f.throughput.iter().sum::<u64>(), f.delivered.bytes);
+        for (k, &bytes) in f.throughput.iter().enumerate().skip(1) {
+            assert!(
+                bytes.abs_diff(per_window) <= 1000,
+                "{} window {k}: {bytes}",
+                f.name
+            );
+        }
+    }
+    assert_eq!(r.window_bounds(49), (secs(9.8), secs(10.0)));
 }
 
 #[test]

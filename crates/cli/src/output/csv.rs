@@ -5,6 +5,7 @@
 //! | file | header |
 //! | --- | --- |
 //! | `throughput.csv` | `window_start_s,window_end_s,class,bytes,rate_bps` |
+//! | `flow_throughput.csv` | `window_start_s,window_end_s,flow,bytes,rate_bps` (bytes delivered to the sink) |
 //! | `delay.csv` | `class,flow,arrival_s,departure_s,delay_s` |
 //! | `delay_histogram.csv` | `class,delay_s,count` (instead of `delay.csv` for huge runs) |
 //! | `backlog.csv` | `window_start_s,window_end_s,class,max_backlog_bytes` |
@@ -25,6 +26,8 @@ use crate::error::Failure;
 
 /// Header of `throughput.csv`.
 pub const THROUGHPUT_HEADER: &str = "window_start_s,window_end_s,class,bytes,rate_bps";
+/// Header of `flow_throughput.csv`.
+pub const FLOW_THROUGHPUT_HEADER: &str = "window_start_s,window_end_s,flow,bytes,rate_bps";
 /// Header of `delay.csv`.
 pub const DELAY_HEADER: &str = "class,flow,arrival_s,departure_s,delay_s";
 /// Header of `delay_histogram.csv`.
@@ -38,6 +41,9 @@ pub const DROPS_HEADER: &str = "class,reason,packets,bytes";
 pub fn write_all(dir: &Path, result: &RunResult, written: &mut Written) -> Result<(), Failure> {
     let labels = Labels::new(result);
     written.stream(dir, "throughput.csv", |w| throughput(w, result, &labels))?;
+    written.stream(dir, "flow_throughput.csv", |w| {
+        flow_throughput(w, result, &labels)
+    })?;
     if result.per_packet_delays() {
         remove_stale(dir, "delay_histogram.csv")?;
         written.stream(dir, "delay.csv", |w| delays(w, result, &labels))?;
@@ -61,6 +67,33 @@ pub fn throughput(w: &mut dyn Write, result: &RunResult, labels: &Labels<'_>) ->
             let rate = ratio3(u128::from(s.value) * 8 * 1_000_000_000, u128::from(len));
             window_row(w, s, &labels.class(i, s.class))?;
             writeln!(w, ",{},{rate}", s.value)?;
+        }
+    }
+    Ok(())
+}
+
+/// Bytes delivered to each flow's sink per window, and the rate they make (bit/s, three
+/// decimals). Rows: windows in time order, then flows in scenario order.
+pub fn flow_throughput(
+    w: &mut dyn Write,
+    result: &RunResult,
+    labels: &Labels<'_>,
+) -> io::Result<()> {
+    writeln!(w, "{FLOW_THROUGHPUT_HEADER}")?;
+    let windows = result.flows.first().map_or(0, |f| f.throughput.len());
+    for k in 0..windows {
+        let (start, end) = result.window_bounds(k);
+        let len = end.since(start).as_nanos();
+        for (i, flow) in result.flows.iter().enumerate() {
+            let bytes = flow.throughput[k];
+            let rate = ratio3(u128::from(bytes) * 8 * 1_000_000_000, u128::from(len));
+            writeln!(
+                w,
+                "{},{},{},{bytes},{rate}",
+                secs(start),
+                secs(end),
+                labels.flow(i)
+            )?;
         }
     }
     Ok(())
