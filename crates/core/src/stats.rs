@@ -107,15 +107,23 @@ impl Counters {
     }
 }
 
+/// The admission rules of one class.
+#[derive(Clone, Copy, Debug)]
+struct Admission {
+    is_leaf: bool,
+    max_packet: Bytes,
+    limit: Option<Limit>,
+}
+
 /// A scheduler with its buffer policy and counters. See the [module docs](self).
 #[derive(Debug)]
 pub struct Qdisc<P, S> {
     sched: S,
     per_class: Vec<Counters>,
     total: Counters,
-    is_leaf: Vec<bool>,
-    class_limit: Vec<Option<Limit>>,
-    max_packet: Vec<Bytes>,
+    /// What an arrival to each class must satisfy, kept together so that admission
+    /// reads one small record.
+    admission: Vec<Admission>,
     buffer: BufferConfig,
     /// Leaves by backlog, largest first (key = `u64::MAX - backlog`); only maintained
     /// for [`Overflow::PushOutLongest`] with a shared limit.
@@ -134,9 +142,14 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
             sched,
             per_class: vec![Counters::default(); n],
             total: Counters::default(),
-            is_leaf: classes.iter().map(|c| c.is_leaf()).collect(),
-            class_limit: classes.iter().map(|c| c.spec.limit).collect(),
-            max_packet: classes.iter().map(|c| c.max_packet()).collect(),
+            admission: classes
+                .iter()
+                .map(|c| Admission {
+                    is_leaf: c.is_leaf(),
+                    max_packet: c.max_packet(),
+                    limit: c.spec.limit,
+                })
+                .collect(),
             buffer,
             longest: push_out.then(|| IndexedHeap::new(n)),
             evicted: Vec::with_capacity(4),
@@ -192,12 +205,14 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
                 false
             }
         };
-        let mut evicted = core::mem::take(&mut self.evicted);
-        for d in evicted.drain(..) {
-            self.count_eviction(d.class, len_of(&d.pkt), d.reason);
-            on_drop(d);
+        if !self.evicted.is_empty() {
+            let mut evicted = core::mem::take(&mut self.evicted);
+            for d in evicted.drain(..) {
+                self.count_eviction(d.class, len_of(&d.pkt), d.reason);
+                on_drop(d);
+            }
+            self.evicted = evicted;
         }
-        self.evicted = evicted;
         queued
     }
 
@@ -258,14 +273,15 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
         on_drop: &mut impl FnMut(Dropped<P>),
     ) -> Option<DropReason> {
         let c = class.index();
-        if !self.is_leaf[c] {
+        let rule = self.admission[c];
+        if !rule.is_leaf {
             return Some(DropReason::NotALeaf);
         }
-        if len > self.max_packet[c] {
+        if len > rule.max_packet {
             return Some(DropReason::TooLarge);
         }
         let q = self.per_class[c].queued;
-        if let Some(limit) = self.class_limit[c]
+        if let Some(limit) = rule.limit
             && !limit.admits(q.packets, Bytes(q.bytes), len)
         {
             return Some(DropReason::ClassLimit);
