@@ -16,6 +16,8 @@ use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::drr::Drr;
 use linkshare_core::sched::fifo::Fifo;
+use linkshare_core::sched::hdrr::Hdrr;
+use linkshare_core::sched::hls::Hls;
 use linkshare_core::sched::prio::Prio;
 use linkshare_core::sched::{Scheduler, SchedulerKind, build};
 use linkshare_core::testing::TestPacket;
@@ -123,6 +125,16 @@ mod bare {
     #[divan::bench(args = CLASSES)]
     fn drr(bencher: Bencher<'_, '_>, n: usize) {
         pairs(bencher, n, Drr::new(&tree(n)));
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn hls(bencher: Bencher<'_, '_>, n: usize) {
+        pairs(bencher, n, Hls::new(&tree(n)));
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn hdrr(bencher: Bencher<'_, '_>, n: usize) {
+        pairs(bencher, n, Hdrr::new(&tree(n)).expect("flat trees build"));
     }
 }
 
