@@ -204,11 +204,7 @@ impl<P: Packet> Scheduler<P> for Drr<P> {
     }
 
     fn poll_at(&self, _now: Instant) -> PollAt {
-        if self.active.is_empty() {
-            PollAt::Idle
-        } else {
-            PollAt::Now
-        }
+        PollAt::work_conserving(!self.active.is_empty())
     }
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {

@@ -60,11 +60,7 @@ impl<P: Packet> Scheduler<P> for Fifo<P> {
     }
 
     fn poll_at(&self, _now: Instant) -> PollAt {
-        if self.queue.is_empty() {
-            PollAt::Idle
-        } else {
-            PollAt::Now
-        }
+        PollAt::work_conserving(!self.queue.is_empty())
     }
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {

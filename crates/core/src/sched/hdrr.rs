@@ -250,11 +250,7 @@ impl<P: Packet> Scheduler<P> for Hdrr<P> {
     }
 
     fn poll_at(&self, _now: Instant) -> PollAt {
-        if self.queued == 0 {
-            PollAt::Idle
-        } else {
-            PollAt::Now
-        }
+        PollAt::work_conserving(self.queued != 0)
     }
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {

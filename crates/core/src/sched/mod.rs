@@ -134,6 +134,19 @@ pub enum PollAt {
     Idle,
 }
 
+impl PollAt {
+    /// What a work-conserving discipline answers: `Now` while it holds a packet, `Idle`
+    /// when it holds none.
+    #[inline]
+    pub const fn work_conserving(holds_packets: bool) -> PollAt {
+        if holds_packets {
+            PollAt::Now
+        } else {
+            PollAt::Idle
+        }
+    }
+}
+
 /// A packet scheduling discipline. See the [module docs](self) for the timing contract.
 pub trait Scheduler<P: Packet> {
     /// Short stable name (`"fifo"`, `"drr"`, ...), as used on the command line.

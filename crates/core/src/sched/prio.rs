@@ -170,11 +170,7 @@ impl<P: Packet> Scheduler<P> for Prio<P> {
     }
 
     fn poll_at(&self, _now: Instant) -> PollAt {
-        if self.nonempty == 0 {
-            PollAt::Idle
-        } else {
-            PollAt::Now
-        }
+        PollAt::work_conserving(self.nonempty != 0)
     }
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
