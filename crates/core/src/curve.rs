@@ -4,6 +4,23 @@
 //! then slope `m2`. The same curve can be written `(umax, dmax, rate)` (H-FSC paper,
 //! Fig. 8): a burst of `umax` bytes must be served within `dmax`, and the long-term rate
 //! is `rate`. See `papers/NOTES.md` for the conversion rules.
+//!
+//! A [`RuntimeCurve`] is a service curve anchored at a point `(x, y)` — `x` an instant
+//! (or a virtual time, both in ns), `y` a byte count — as the H-FSC deadline, eligible,
+//! virtual and upper-limit curves are. It supports the two lookups every curve-based
+//! scheduler needs, [`RuntimeCurve::x2y`] and [`RuntimeCurve::y2x`], and the min-update
+//! of the H-FSC paper's Eq. 7 / Fig. 9 ([`RuntimeCurve::min_with`]).
+//!
+//! # Exact integer arithmetic
+//!
+//! No slope is scaled into fixed point: a segment of slope `m` bit/s over `t` ns carries
+//! `floor(m · t / 8e9)` bytes, and the time a segment needs for `b` bytes is
+//! `ceil(b · 8e9 / m)` ns, both computed in `u128` (`m < 2^64`, `t < 2^64`, so the
+//! product fits). A runtime curve is always evaluated from its anchor, never
+//! incrementally, so rounding never accumulates: at most one byte per segment (two
+//! segments), whatever the distance from the anchor — the value after a simulated year
+//! at 100 Gbit/s is exact (see the tests). `y2x` is the exact inverse in the sense that
+//! `y2x(y)` is the smallest `x` with `x2y(x) >= y`.
 
 use crate::units::{Bytes, Duration, NANOS_PER_SEC, Rate};
 
@@ -96,9 +113,320 @@ impl ServiceCurve {
     }
 }
 
+/// Bytes a segment of slope `m` carries in `t` ns: `floor(m · t / 8e9)`.
+#[inline]
+fn seg_bytes(m: Rate, t: u64) -> u64 {
+    let b = u128::from(m.0) * u128::from(t) / (8 * u128::from(NANOS_PER_SEC));
+    u64::try_from(b).unwrap_or(u64::MAX)
+}
+
+/// Nanoseconds a segment of slope `m` needs to carry `b` bytes: `ceil(b · 8e9 / m)`;
+/// `u64::MAX` (never) for a flat segment and `b > 0`.
+#[inline]
+fn seg_time(m: Rate, b: u64) -> u64 {
+    if b == 0 {
+        return 0;
+    }
+    if m.0 == 0 {
+        return u64::MAX;
+    }
+    let t = (u128::from(b) * 8 * u128::from(NANOS_PER_SEC)).div_ceil(u128::from(m.0));
+    u64::try_from(t).unwrap_or(u64::MAX)
+}
+
+impl ServiceCurve {
+    /// Whether the first slope is larger than the second (a burst is served faster than
+    /// the long-term rate).
+    pub fn is_concave(&self) -> bool {
+        self.m1 > self.m2 && self.d.0 > 0
+    }
+}
+
+/// A two-piece curve anchored at `(x, y)`: from `x` it rises with slope `m1` for `dx` ns
+/// (gaining `dy = floor(m1 · dx / 8e9)` bytes), then with slope `m2`. Before `x` it is
+/// `y`. See the [module docs](self) for the arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuntimeCurve {
+    /// Anchor abscissa (ns: real or virtual time).
+    pub x: u64,
+    /// Anchor ordinate (bytes).
+    pub y: u64,
+    /// Length of the first segment (ns).
+    pub dx: u64,
+    /// Bytes gained over the first segment.
+    pub dy: u64,
+    /// Slope of the first segment.
+    pub m1: Rate,
+    /// Slope after the first segment.
+    pub m2: Rate,
+}
+
+impl RuntimeCurve {
+    /// The service curve `sc` anchored at `(x, y)`.
+    pub fn new(sc: &ServiceCurve, x: u64, y: u64) -> RuntimeCurve {
+        RuntimeCurve {
+            x,
+            y,
+            dx: sc.d.0,
+            dy: seg_bytes(sc.m1, sc.d.0),
+            m1: sc.m1,
+            m2: sc.m2,
+        }
+    }
+
+    /// The curve's value at `x`.
+    pub fn x2y(&self, x: u64) -> u64 {
+        if x <= self.x {
+            self.y
+        } else if x - self.x <= self.dx {
+            self.y.saturating_add(seg_bytes(self.m1, x - self.x))
+        } else {
+            self.y
+                .saturating_add(self.dy)
+                .saturating_add(seg_bytes(self.m2, x - self.x - self.dx))
+        }
+    }
+
+    /// The smallest `x` at which the curve reaches `y` (`u64::MAX` if it never does).
+    pub fn y2x(&self, y: u64) -> u64 {
+        if y <= self.y {
+            self.x
+        } else if self.dy > 0 && y - self.y <= self.dy {
+            self.x.saturating_add(seg_time(self.m1, y - self.y))
+        } else {
+            let rest = y - self.y - self.dy;
+            self.x
+                .saturating_add(self.dx)
+                .saturating_add(seg_time(self.m2, rest))
+        }
+    }
+
+    /// Replaces the curve by `min(self, sc anchored at (x, y))` for abscissas `>= x`
+    /// (H-FSC paper, Eq. 7 and Fig. 9). `sc` must be the curve `self` was built from
+    /// (same slopes).
+    ///
+    /// * Convex or linear `sc`: the result is `self` if it is below `y` at `x`, else `sc`
+    ///   anchored at `(x, y)` (two curves of equal shape cross at most once, at the
+    ///   anchor).
+    /// * Concave `sc`: `self` if it is at or below `y` at `x`; the new curve if it stays
+    ///   below `self` over its whole first segment; otherwise the new curve's first
+    ///   segment is cut where it meets `self`, and the result continues on `self`
+    ///   (both end with slope `m2`).
+    pub fn min_with(&mut self, sc: &ServiceCurve, x: u64, y: u64) {
+        let here = self.x2y(x);
+        if !sc.is_concave() {
+            if here >= y {
+                *self = RuntimeCurve::new(sc, x, y);
+            }
+            return;
+        }
+        if here <= y {
+            return;
+        }
+        let fresh = RuntimeCurve::new(sc, x, y);
+        if self.x2y(x.saturating_add(fresh.dx)) >= y.saturating_add(fresh.dy) {
+            *self = fresh;
+            return;
+        }
+        // The first segment of `fresh` (slope m1) meets `self` where
+        // y + m1·t = here + m2·t (self is on its m2 part there or joins it by then):
+        // t = (here − y) / (m1 − m2). Take the first whole ns at which fresh reaches self.
+        let gap = here - y;
+        let mut t = seg_time(Rate(sc.m1.0 - sc.m2.0), gap);
+        // `self` may still be on its m1 segment at `x`; then it rises as fast as `fresh`
+        // until its own knee, which moves the meeting point by the time left to it.
+        let knee = self.x.saturating_add(self.dx);
+        if knee > x {
+            t = t.saturating_add(knee - x);
+        }
+        let t = t.min(fresh.dx);
+        *self = RuntimeCurve {
+            x,
+            y,
+            dx: t,
+            dy: seg_bytes(sc.m1, t),
+            m1: sc.m1,
+            m2: sc.m2,
+        };
+    }
+
+    /// The eligible curve of a deadline curve (H-FSC paper, Eq. 11): the deadline curve
+    /// itself for a concave `sc`; for a convex one the line of slope `m2` from the
+    /// deadline curve's anchor.
+    pub fn eligible(&self, sc: &ServiceCurve) -> RuntimeCurve {
+        if sc.is_concave() {
+            *self
+        } else {
+            RuntimeCurve {
+                dx: 0,
+                dy: 0,
+                m1: self.m2,
+                ..*self
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// 2 Mbit/s for 10 ms, then 1 Mbit/s: 2500 B at the knee.
+    fn concave() -> ServiceCurve {
+        ServiceCurve {
+            m1: Rate::from_mbit(2),
+            d: Duration::from_millis(10),
+            m2: Rate::from_mbit(1),
+        }
+    }
+
+    /// Flat for 10 ms, then 1 Mbit/s.
+    fn convex() -> ServiceCurve {
+        ServiceCurve {
+            m1: Rate::ZERO,
+            d: Duration::from_millis(10),
+            m2: Rate::from_mbit(1),
+        }
+    }
+
+    #[test]
+    fn lookups_by_hand() {
+        let c = RuntimeCurve::new(&concave(), 100 * MS, 1000);
+        assert_eq!(c.x2y(0), 1000);
+        assert_eq!(c.x2y(105 * MS), 1000 + 1250);
+        assert_eq!(c.x2y(110 * MS), 1000 + 2500);
+        assert_eq!(c.x2y(118 * MS), 1000 + 2500 + 1000);
+        assert_eq!(c.y2x(1000), 100 * MS);
+        assert_eq!(c.y2x(1000 + 1250), 105 * MS);
+        assert_eq!(c.y2x(1000 + 3500), 118 * MS);
+        // One byte at 2 Mbit/s takes 4 us; the curve reaches y + 1 after 4000 ns.
+        assert_eq!(c.y2x(1001), 100 * MS + 4000);
+        let v = RuntimeCurve::new(&convex(), 0, 0);
+        assert_eq!(v.x2y(10 * MS), 0);
+        assert_eq!(v.y2x(1), 10 * MS + 8000);
+        assert_eq!(
+            RuntimeCurve::new(&ServiceCurve::linear(Rate::ZERO), 0, 0).y2x(1),
+            u64::MAX
+        );
+    }
+
+    /// Issue 4: a class driven for a simulated year at 100 Gbit/s, re-anchored at every
+    /// hour as if it went idle and came back, stays exact to within one byte.
+    #[test]
+    fn a_year_at_100_gbit_stays_exact() {
+        let sc = ServiceCurve::linear(Rate::from_gbit(100));
+        let hour = 3600 * NANOS_PER_SEC;
+        let exact =
+            |t: u64| (u128::from(t) * 100_000_000_000 / 8 / u128::from(NANOS_PER_SEC)) as u64;
+        let mut c = RuntimeCurve::new(&sc, 0, 0);
+        for h in 1..=365 * 24u64 {
+            let t = h * hour;
+            let got = c.x2y(t);
+            assert!(
+                got.abs_diff(exact(t)) <= 1,
+                "hour {h}: {got} vs {}",
+                exact(t)
+            );
+            c.min_with(&sc, t, exact(t));
+            assert_eq!(
+                c.y2x(exact(t) + 12_500),
+                t + 1_000,
+                "next 12.5 kB take 1 us"
+            );
+        }
+        assert_eq!(
+            c.x2y(365 * 24 * hour),
+            100_000_000_000 / 8 * 365 * 24 * 3600
+        );
+    }
+
+    #[test]
+    fn convex_min_keeps_the_lower_curve_at_the_anchor() {
+        let sc = convex();
+        let mut c = RuntimeCurve::new(&sc, 0, 0);
+        c.min_with(&sc, 50 * MS, 10_000); // old curve is at 5000 B there: kept
+        assert_eq!(c, RuntimeCurve::new(&sc, 0, 0));
+        c.min_with(&sc, 50 * MS, 4000); // old curve is above: replaced
+        assert_eq!(c, RuntimeCurve::new(&sc, 50 * MS, 4000));
+    }
+
+    #[test]
+    fn concave_min_cuts_the_burst_where_the_curves_meet() {
+        let sc = concave();
+        // Old curve from (0, 0); at 20 ms it is at 3750 B on its m2 part. The new one
+        // from (20 ms, 3000): gap 750 B closes at (2 - 1) Mbit/s in 6 ms.
+        let mut c = RuntimeCurve::new(&sc, 0, 0);
+        c.min_with(&sc, 20 * MS, 3000);
+        assert_eq!((c.x, c.y, c.dx, c.dy), (20 * MS, 3000, 6 * MS, 1500));
+        assert_eq!(c.x2y(40 * MS), RuntimeCurve::new(&sc, 0, 0).x2y(40 * MS));
+        // The old curve still on its burst at the new anchor: from (0, 0) it is at 1250 B
+        // at 5 ms and rises at m1 until its knee at 10 ms. The new one from (5 ms, 1000)
+        // rises as fast until then, and closes the remaining 250 B gap at 1 Mbit/s in
+        // 2 ms more: the curves meet 7 ms after the anchor, at 2750 B.
+        let mut c = RuntimeCurve::new(&sc, 0, 0);
+        c.min_with(&sc, 5 * MS, 1000);
+        assert_eq!((c.x, c.y, c.dx, c.dy), (5 * MS, 1000, 7 * MS, 1750));
+        assert_eq!(c.x2y(12 * MS), 2750);
+        // Far below: the new curve replaces the old one.
+        let mut c = RuntimeCurve::new(&sc, 0, 0);
+        c.min_with(&sc, 20 * MS, 0);
+        assert_eq!(c, RuntimeCurve::new(&sc, 20 * MS, 0));
+        // Above: unchanged.
+        let mut c = RuntimeCurve::new(&sc, 0, 0);
+        c.min_with(&sc, 20 * MS, 5000);
+        assert_eq!(c, RuntimeCurve::new(&sc, 0, 0));
+    }
+
+    #[test]
+    fn eligible_curve() {
+        let d = RuntimeCurve::new(&concave(), 7, 9);
+        assert_eq!(d.eligible(&concave()), d);
+        let d = RuntimeCurve::new(&convex(), 7 * MS, 9);
+        let e = d.eligible(&convex());
+        assert_eq!(e.x2y(17 * MS), 9 + 1250, "slope m2 from the anchor");
+    }
+
+    proptest! {
+        /// For concave curves the min-update is the pointwise minimum of the old curve
+        /// and the new one, within one byte per segment, at every abscissa after the anchor.
+        #[test]
+        fn concave_min_is_the_pointwise_min(
+            m1 in 2u64..10_000, m2 in 1u64..10_000, d_us in 1u64..100_000,
+            x0 in 0u64..1_000_000, y0 in 0u64..1_000_000,
+            after_us in 0u64..200_000, gap in 0u64..20_000,
+            probes in proptest::collection::vec(0u64..400_000, 20),
+        ) {
+            prop_assume!(m1 > m2);
+            let sc = ServiceCurve { m1: Rate::from_kbit(m1), d: Duration::from_micros(d_us), m2: Rate::from_kbit(m2) };
+            let old = RuntimeCurve::new(&sc, x0 * 1000, y0);
+            let x = old.x + after_us * 1000;
+            // Anchor the new curve a little below the old one, so that they usually cross.
+            let y1 = old.x2y(x).saturating_sub(gap);
+            let fresh = RuntimeCurve::new(&sc, x, y1);
+            let mut got = old;
+            got.min_with(&sc, x, y1);
+            for p in probes {
+                let at = x + p * 1000;
+                let want = old.x2y(at).min(fresh.x2y(at));
+                prop_assert!(got.x2y(at).abs_diff(want) <= 2, "at {}: {} vs {}", at, got.x2y(at), want);
+            }
+        }
+
+        /// `y2x` is the exact inverse of `x2y`: the smallest abscissa reaching `y`.
+        #[test]
+        fn y2x_inverts_x2y(m1 in 0u64..10_000, m2 in 1u64..10_000, d_us in 0u64..100_000, y in 0u64..10_000_000) {
+            let sc = ServiceCurve { m1: Rate::from_kbit(m1), d: Duration::from_micros(d_us), m2: Rate::from_kbit(m2) };
+            let c = RuntimeCurve::new(&sc, 1_000_000, 500);
+            let x = c.y2x(y);
+            prop_assert!(c.x2y(x) >= y);
+            if x > c.x {
+                prop_assert!(c.x2y(x - 1) < y);
+            }
+        }
+    }
 
     #[test]
     fn umax_dmax_rate_concave_and_convex() {
