@@ -266,6 +266,7 @@ impl ClassTree {
             };
         }
         let depths = depths(&all, &parents, &mut errors);
+        check_guarantees(&all, &parents, &mut errors);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -285,10 +286,6 @@ impl ClassTree {
                 .expect("every class but the root has a parent here")
                 .index();
             classes[p].children.push(ClassId(i as u32));
-        }
-        check_guarantees(&classes, &mut errors);
-        if !errors.is_empty() {
-            return Err(errors);
         }
         let leaves = classes
             .iter()
@@ -544,36 +541,38 @@ fn depths(
     depth
 }
 
-/// Children's guaranteed rates must fit their parent's.
-fn check_guarantees(classes: &[Class], errors: &mut Vec<ConfigError>) {
-    for c in classes {
-        let Some(parent_rate) = c.spec.rate else {
+/// Children's guaranteed rates must fit their parent's. Runs on whatever parents could
+/// be resolved, so it reports alongside name and parent problems.
+fn check_guarantees(all: &[ClassSpec], parents: &[Option<ClassId>], errors: &mut Vec<ConfigError>) {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
+    for (i, p) in parents.iter().enumerate() {
+        if let Some(p) = p {
+            children[p.index()].push(i);
+        }
+    }
+    for (spec, kids) in all.iter().zip(&children) {
+        let Some(parent_rate) = spec.rate else {
             continue;
         };
-        let sum: u64 = c
-            .children
-            .iter()
-            .filter_map(|k| classes[k.index()].spec.rate)
-            .map(|r| r.0)
-            .sum();
+        let sum: u64 = kids.iter().filter_map(|&k| all[k].rate).map(|r| r.0).sum();
         if sum > parent_rate.0 {
-            let first = classes[c.children[0].index()].spec.name.clone();
+            let names: Vec<&str> = kids.iter().map(|&k| all[k].name.as_str()).collect();
             errors.push(ConfigError {
-                class: c.spec.name.clone(),
+                class: spec.name.clone(),
                 field: "rate",
-                origin: c.spec.origin_of("rate").cloned(),
-                problem: format!("its children's rates add up to {}, above its own rate {parent_rate} (children: {})", Rate(sum), names_of(classes, &c.children)),
-                fix: format!("lower the children's rates (starting with `{first}`) or raise this class's rate"),
+                origin: spec.origin_of("rate").cloned(),
+                problem: format!(
+                    "its children's rates add up to {}, above its own rate {parent_rate} (children: {})",
+                    Rate(sum),
+                    names.join(", ")
+                ),
+                fix: format!(
+                    "lower the children's rates (starting with `{}`) or raise this class's rate",
+                    names[0]
+                ),
             });
         }
     }
-}
-
-fn names_of(classes: &[Class], ids: &[ClassId]) -> String {
-    ids.iter()
-        .map(|k| classes[k.index()].spec.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
