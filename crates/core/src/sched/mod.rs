@@ -27,6 +27,7 @@
 //!
 //! After warm-up (queues have reached their peak length once) no call allocates.
 
+pub mod cbq;
 pub mod drr;
 pub mod fifo;
 pub mod hdrr;

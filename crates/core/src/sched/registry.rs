@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::cbq::Cbq;
 use super::drr::Drr;
 use super::fifo::Fifo;
 use super::hdrr::Hdrr;
@@ -24,6 +25,8 @@ pub enum SchedulerKind {
     Hls,
     /// [`super::hdrr::Hdrr`].
     Hdrr,
+    /// [`super::cbq::Cbq`].
+    Cbq,
 }
 
 impl SchedulerKind {
@@ -34,6 +37,7 @@ impl SchedulerKind {
         SchedulerKind::Drr,
         SchedulerKind::Hls,
         SchedulerKind::Hdrr,
+        SchedulerKind::Cbq,
     ];
 
     /// The name used in scenarios and on the command line.
@@ -44,6 +48,7 @@ impl SchedulerKind {
             SchedulerKind::Drr => "drr",
             SchedulerKind::Hls => "hls",
             SchedulerKind::Hdrr => "hdrr",
+            SchedulerKind::Cbq => "cbq",
         }
     }
 
@@ -122,6 +127,7 @@ pub fn build<P: Packet + 'static>(
         SchedulerKind::Hdrr => {
             Box::new(Hdrr::new(tree).map_err(|message| BuildError { kind, message })?)
         }
+        SchedulerKind::Cbq => Box::new(Cbq::new(tree)),
     })
 }
 

@@ -1,0 +1,435 @@
+//! CBQ against hand-derived expectations: the estimator's fixed-point arithmetic, the
+//! top-level cutoff, strict priority among unregulated classes, rates of bounded and
+//! borrowing classes on a link driven through `EgressPort`, and the HLS paper's §VIII-C
+//! observation that CBQ's split follows the leaves' guarantees rather than their
+//! parents'. A property test runs shaping-heavy trees through the conformance harness.
+
+use linkshare_core::buffer::BufferConfig;
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::sched::cbq::Cbq;
+use linkshare_core::sched::{Enqueue, PollAt, Scheduler};
+use linkshare_core::testing::{Op, TestPacket, check};
+use linkshare_core::units::{Bytes, Duration, Instant, Rate};
+use proptest::prelude::*;
+
+const T0: Instant = Instant::ZERO;
+const MS: u64 = 1_000_000;
+
+fn tree(link: Rate, specs: Vec<ClassSpec>) -> ClassTree {
+    let link = LinkSpec {
+        name: "link".into(),
+        rate: link,
+        origin: None,
+    };
+    ClassTree::build(link, specs).expect("valid tree")
+}
+
+/// A class with an allotted rate in Mbit/s and 1000-byte average packets.
+fn class(name: &str, parent: Option<&str>, mbit: u64) -> ClassSpec {
+    let mut s = ClassSpec::new(name, parent);
+    s.rate = Some(Rate::from_mbit(mbit));
+    s.max_packet = Some(Bytes(1000));
+    s
+}
+
+fn bounded(mut s: ClassSpec) -> ClassSpec {
+    s.ceil = s.rate;
+    s
+}
+
+fn prio(mut s: ClassSpec, p: u8) -> ClassSpec {
+    s.priority = Some(p);
+    s
+}
+
+fn put(s: &mut Cbq<TestPacket>, now: Instant, class: ClassId, id: u64) {
+    let r = s.enqueue(now, class, TestPacket { id, len: 1000 }, &mut Vec::new());
+    assert!(matches!(r, Enqueue::Queued), "packet {id} refused: {r:?}");
+}
+
+/// Runs `greedy` leaves through an `EgressPort` at the tree's link rate. Each greedy
+/// leaf is offered one packet of `len` bytes per transmission time at line rate (every
+/// source alone could fill the link; queues are unbounded, so every arrival reaches the
+/// scheduler, as arrivals do in Linux whether or not they are then dropped). Events at
+/// the same instant: arrivals first. Returns the bytes each class started sending in
+/// `[warm_up, warm_up + measure)`.
+fn run_greedy(
+    tree: &ClassTree,
+    greedy: &[&str],
+    len: u32,
+    warm_up: Duration,
+    measure: Duration,
+) -> Vec<u64> {
+    let ids: Vec<ClassId> = greedy.iter().map(|n| tree.id_of(n).unwrap()).collect();
+    let period = tree.link_rate().tx_time(Bytes(u64::from(len)));
+    let mut port = EgressPort::simple(tree, Cbq::<TestPacket>::new(tree));
+    let from = T0 + warm_up;
+    let until = from + measure;
+    let mut bytes = vec![0u64; tree.len()];
+    let (mut next_arrival, mut next_tx, mut id) = (T0, T0, 0);
+    loop {
+        if next_arrival <= next_tx {
+            let now = next_arrival;
+            for &c in &ids {
+                id += 1;
+                let pkt = TestPacket { id, len };
+                assert!(port.enqueue(now, c, pkt, |d| panic!("drop {d:?}")));
+            }
+            next_arrival = now + period;
+            next_tx = next_tx.min(now);
+            continue;
+        }
+        let now = next_tx;
+        if now >= until {
+            return bytes;
+        }
+        next_tx = match port.transmit(now) {
+            Transmit::Started { pkt, done_at } => {
+                if now >= from {
+                    bytes[pkt.class.index()] += u64::from(pkt.pkt.len);
+                }
+                done_at
+            }
+            Transmit::Busy(t) | Transmit::Wait(t) => t,
+            Transmit::Idle => next_arrival,
+        };
+    }
+}
+
+/// Rate in Mbit/s of `bytes` sent in `d`.
+fn mbit(bytes: u64, d: Duration) -> f64 {
+    bytes as f64 * 8.0 / d.as_secs_f64() / 1e6
+}
+
+fn assert_near(what: &str, got: f64, want: f64, rel: f64) {
+    assert!(
+        (got - want).abs() <= rel * want,
+        "{what}: {got:.3}, expected {want:.3} within {:.0}%",
+        rel * 100.0
+    );
+}
+
+/// Link 8 Mbit/s (1000 B in 1 ms), leaf allotted 2 Mbit/s (1000 B in 4 ms), bounded,
+/// avpkt 1000 B, no burst: maxidle = one avpkt at line rate = 1 ms, scaled 1 000 000.
+/// The root (link rate, avpkt 1500 B) has maxidle 1 500 000. By hand, W = 1/32:
+///
+/// * t = 0: first packet, rested: avgidle = maxidle = 1 000 000, underlimit.
+/// * t = 1 ms (link free): idle = (2 - 1) - 4 = -3 ms;
+///   avgidle = 1 000 000 - 3 000 000 - (1 000 000 >> 5 = 31 250) = -2 031 250;
+///   undertime = start 1 ms + 4 ms + (2 031 250 - (2 031 250 >> 5 = 63 476))
+///   = 6 967 774 ns. Root: idle = (2 - 1) - 1 = 0, avgidle = 1 500 000 - 46 875.
+/// * t = 2 ms: the leaf is overlimit and bounded: the overlimit action forgives the
+///   (1 - W)(-avgidle) term, undertime = 5 ms, and `poll_at` says so.
+/// * t = 5 ms: idle = (6 - 2) - 4 = 0; avgidle = -2 031 250 - (-2 031 250 >> 5 =
+///   -63 477) = -1 967 773; undertime = 5 + 4 ms + (1 967 773 - 61 492) = 10 906 281.
+#[test]
+fn estimator_follows_the_fixed_point_arithmetic() {
+    let t = tree(Rate::from_mbit(8), vec![bounded(class("a", None, 2))]);
+    let a = t.id_of("a").unwrap();
+    let mut s = Cbq::new(&t);
+    assert!(!s.is_work_conserving());
+    for id in 0..4 {
+        put(&mut s, T0, a, id);
+    }
+    let state = |s: &Cbq<TestPacket>, c: ClassId| s.class_state(c).unwrap();
+    assert_eq!(state(&s, a).maxidle, 1_000_000);
+    assert_eq!(state(&s, ClassId::ROOT).maxidle, 1_500_000);
+
+    assert_eq!(s.dequeue(T0).map(|d| d.pkt.id), Some(0));
+    assert_eq!(state(&s, a).avgidle, 1_000_000);
+    assert_eq!(state(&s, a).undertime, None);
+
+    assert_eq!(s.dequeue(Instant(MS)).map(|d| d.pkt.id), Some(1));
+    assert_eq!(state(&s, a).avgidle, -2_031_250);
+    assert_eq!(state(&s, a).undertime, Some(Instant(6_967_774)));
+    assert_eq!(state(&s, ClassId::ROOT).avgidle, 1_500_000 - 46_875);
+    assert_eq!(state(&s, ClassId::ROOT).undertime, None);
+
+    assert_eq!(s.poll_at(Instant(2 * MS)), PollAt::At(Instant(5 * MS)));
+    assert!(s.dequeue(Instant(2 * MS)).is_none());
+    assert_eq!(state(&s, a).undertime, Some(Instant(5 * MS)));
+    assert_eq!(s.poll_at(Instant(5 * MS - 1)), PollAt::At(Instant(5 * MS)));
+    assert_eq!(s.poll_at(Instant(5 * MS)), PollAt::Now);
+
+    assert_eq!(s.dequeue(Instant(5 * MS)).map(|d| d.pkt.id), Some(2));
+    assert_eq!(state(&s, a).avgidle, -1_967_773);
+    assert_eq!(state(&s, a).undertime, Some(Instant(10_906_281)));
+}
+
+/// A bounded class on a faster link gets its allotted rate: once overlimit, the
+/// overlimit action releases it one packet per `len / rate` (here 1000 B at 3 Mbit/s =
+/// 2.667 ms), and the link idles in between.
+#[test]
+fn bounded_class_gets_its_rate() {
+    let t = tree(
+        Rate::from_mbit(10),
+        vec![bounded(class("a", None, 3)), class("b", None, 7)],
+    );
+    let measure = Duration::from_secs(4);
+    let bytes = run_greedy(&t, &["a"], 1000, Duration::from_secs(1), measure);
+    assert_near("a (Mbit/s)", mbit(bytes[1], measure), 3.0, 0.01);
+    assert_eq!(bytes[2], 0);
+}
+
+/// Two greedy leaves allotted 3 and 7 Mbit/s on 10 Mbit/s, free to borrow: each is
+/// served at its allotted rate (the WRR quanta are 600 and 1400 bytes, in the same
+/// ratio), 3:7.
+#[test]
+fn greedy_leaves_share_by_their_rates() {
+    let t = tree(
+        Rate::from_mbit(10),
+        vec![class("a", None, 3), class("b", None, 7)],
+    );
+    let measure = Duration::from_secs(4);
+    let bytes = run_greedy(&t, &["a", "b"], 1000, Duration::from_secs(1), measure);
+    assert_near("a (Mbit/s)", mbit(bytes[1], measure), 3.0, 0.01);
+    assert_near("b (Mbit/s)", mbit(bytes[2], measure), 7.0, 0.01);
+}
+
+/// With the 7 Mbit/s leaf idle, the 3 Mbit/s leaf borrows the rest of the link from
+/// the root.
+#[test]
+fn an_idle_class_leaves_the_link_to_the_other() {
+    let t = tree(
+        Rate::from_mbit(10),
+        vec![class("a", None, 3), class("b", None, 7)],
+    );
+    let measure = Duration::from_secs(4);
+    let bytes = run_greedy(&t, &["a"], 1000, Duration::from_secs(1), measure);
+    assert_near("a (Mbit/s)", mbit(bytes[1], measure), 10.0, 0.01);
+}
+
+/// The top-level cutoff: `a` has been borrowing from the root and is overlimit; an
+/// arrival to the rested leaf `b` lowers the cutoff to level 0, so `b` sends before
+/// `a` although `a` has the round-robin turn. With nothing else able to send, the cutoff
+/// is lifted and `a` borrows again.
+#[test]
+fn an_underlimit_arrival_cuts_off_borrowing() {
+    let t = tree(
+        Rate::from_mbit(10),
+        vec![class("a", None, 5), class("b", None, 5)],
+    );
+    let (a, b) = (t.id_of("a").unwrap(), t.id_of("b").unwrap());
+    let mut s = Cbq::new(&t);
+    assert!(s.is_work_conserving());
+    assert_eq!(s.toplevel(), None);
+    // a alone, back to back at 10 Mbit/s (0.8 ms per packet): overlimit from its second
+    // packet on (idle = 0.8 - 1.6 ms < 0 from maxidle = 0.8 ms scaled).
+    for id in 0..10 {
+        put(&mut s, T0, a, id);
+    }
+    let mut now = T0;
+    for id in 0..4 {
+        assert_eq!(s.dequeue(now).map(|d| d.pkt.id), Some(id));
+        now += Duration(800_000);
+    }
+    assert!(s.class_state(a).unwrap().undertime.is_some_and(|u| u > now));
+    assert_eq!(s.toplevel(), Some(1), "a borrows from the root, at level 1");
+    put(&mut s, now, b, 100);
+    assert_eq!(s.toplevel(), Some(0));
+    assert_eq!(s.dequeue(now).map(|d| (d.class, d.pkt.id)), Some((b, 100)));
+    now += Duration(800_000);
+    assert_eq!(s.dequeue(now).map(|d| (d.class, d.pkt.id)), Some((a, 4)));
+    assert_eq!(s.toplevel(), Some(1));
+}
+
+/// Priority bands are strict among classes that may send: with both leaves underlimit
+/// (the high-priority one with a burst allowance of 20 packets), the high band drains
+/// first whatever the arrival order.
+#[test]
+fn priority_is_strict_among_unregulated_classes() {
+    let mut h = prio(class("h", None, 5), 0);
+    h.burst = Some(Bytes(20_000));
+    let t = tree(Rate::from_mbit(10), vec![h, prio(class("l", None, 5), 1)]);
+    let (h, l) = (t.id_of("h").unwrap(), t.id_of("l").unwrap());
+    let mut s = Cbq::new(&t);
+    for id in 0..3 {
+        put(&mut s, T0, l, id);
+    }
+    for id in 10..13 {
+        put(&mut s, T0, h, id);
+    }
+    let mut now = T0;
+    let mut order = Vec::new();
+    while let Some(d) = s.dequeue(now) {
+        order.push((d.class, d.pkt.id));
+        now += Duration(800_000);
+    }
+    assert_eq!(order, [(h, 10), (h, 11), (h, 12), (l, 0), (l, 1), (l, 2)]);
+}
+
+/// Priority only orders classes that may send: a regulated high-priority class does not
+/// starve a lower one. Both greedy, allotted 2 Mbit/s each on 10 Mbit/s: the low class
+/// is served whenever it is underlimit (its arrivals cut borrowing off), so it gets its
+/// 2 Mbit/s; the excess, borrowed from the root, goes to the high band: 8 Mbit/s.
+#[test]
+fn the_excess_goes_to_the_higher_priority() {
+    let t = tree(
+        Rate::from_mbit(10),
+        vec![prio(class("h", None, 2), 0), prio(class("l", None, 2), 1)],
+    );
+    let measure = Duration::from_secs(4);
+    let bytes = run_greedy(&t, &["h", "l"], 1000, Duration::from_secs(1), measure);
+    assert_near("h (Mbit/s)", mbit(bytes[1], measure), 8.0, 0.02);
+    assert_near("l (Mbit/s)", mbit(bytes[2], measure), 2.0, 0.02);
+}
+
+/// The HLS paper's Fig. 1 hierarchy on 1 Gbit/s: A and B 300 Mbit/s, C 400 Mbit/s,
+/// A1 and B2 given `a1` and `b2` Mbit/s, A2 and B1 the rest of their parents' rates
+/// (Experiment 2, §VIII-C). Runs the `greedy` leaves; returns the rates of A1, B2 and C
+/// in Mbit/s, and checks that the link is fully used.
+fn fig1(a1: u64, b2: u64, greedy: &[&str]) -> [f64; 3] {
+    let t = tree(
+        Rate::from_gbit(1),
+        vec![
+            class("A", None, 300),
+            class("B", None, 300),
+            class("C", None, 400),
+            class("A1", Some("A"), a1),
+            class("A2", Some("A"), 300 - a1),
+            class("B1", Some("B"), 300 - b2),
+            class("B2", Some("B"), b2),
+        ],
+    );
+    let measure = Duration::from_secs(1);
+    let bytes = run_greedy(&t, greedy, 1000, Duration::from_millis(200), measure);
+    let rate = |n: &str| mbit(bytes[t.id_of(n).unwrap().index()], measure);
+    let rates = [rate("A1"), rate("B2"), rate("C")];
+    assert_near("total", rates.iter().sum(), 1000.0, 0.01);
+    rates
+}
+
+/// §VIII-C, C idle: HMM fairness would give A1 and B2 500 Mbit/s each (A and B have
+/// equal guarantees); under CBQ "the allocation appears to be determined by the
+/// guarantees of the leaf classes", B2 > A1 when B2's guarantee is larger.
+///
+/// Derived by hand. The five leaves share band 0, so the quanta are
+/// `1500 * r * 5 / 1000` bytes. When A and B are both overlimit, the cutoff stays at the
+/// root's level, both leaves borrow from the root and the WRR decides:
+/// * 'L' (A1 140, B2 160): quanta 1050 : 1200, 466.7 and 533.3 Mbit/s;
+/// * 'M' (A1 100, B2 200): quanta 750 : 1500, 333.3 and 666.7 Mbit/s;
+///
+/// both above A's and B's 300 Mbit/s (overlimit), as assumed.
+/// * 'H' (A1 60, B2 240): the quanta would give A1 only 200 Mbit/s, below A's
+///   guarantee: A turns underlimit, arrivals to A1 then lower the cutoff to A's level,
+///   and A1 is held at A's 300 Mbit/s; B2 gets the other 700.
+#[test]
+fn fig1_split_follows_leaf_guarantees() {
+    for (a1, b2, want) in [
+        (140, 160, 1400.0 / 3.0),
+        (100, 200, 1000.0 / 3.0),
+        (60, 240, 300.0),
+    ] {
+        let [got_a1, got_b2, _] = fig1(a1, b2, &["A1", "B2"]);
+        assert!(
+            got_b2 > got_a1,
+            "{a1}/{b2}: A1 {got_a1:.1}, B2 {got_b2:.1} Mbit/s"
+        );
+        assert_near(&format!("{a1}/{b2}: A1"), got_a1, want, 0.02);
+        assert_near(&format!("{a1}/{b2}: B2"), got_b2, 1000.0 - want, 0.02);
+    }
+}
+
+/// §VIII-C, all three active: the same 3:3:4 split as HLS. By hand ('M'): the quanta
+/// (750 : 1500 : 3000) alone would give A1 and B2 less than A's and B's 300 Mbit/s, so A
+/// and B turn underlimit and their leaves' arrivals cut C (allotted 400, overlimit when
+/// it gets more) off from the root: 300, 300 and 400 Mbit/s.
+#[test]
+fn fig1_all_active_get_the_guarantees() {
+    let [a1, b2, c] = fig1(100, 200, &["A1", "B2", "C"]);
+    assert_near("A1", a1, 300.0, 0.02);
+    assert_near("B2", b2, 300.0, 0.02);
+    assert_near("C", c, 400.0, 0.02);
+}
+
+/// Shaping-heavy trees (half the classes bounded, small rates, bursts, several bands)
+/// through the conformance harness: `poll_at` must predict `dequeue` exactly while the
+/// overlimit action and the cutoff move.
+mod conformance {
+    use super::*;
+
+    #[derive(Clone, Debug)]
+    struct Gen {
+        parent: prop::sample::Index,
+        under_root: bool,
+        bounded: bool,
+        burst: Option<u64>,
+        priority: u8,
+        max_packet: u64,
+    }
+
+    fn gen_class() -> impl Strategy<Value = Gen> {
+        (
+            any::<prop::sample::Index>(),
+            any::<bool>(),
+            any::<bool>(),
+            prop::option::of(1000u64..30_000),
+            0u8..3,
+            500u64..=1500,
+        )
+            .prop_map(
+                |(parent, under_root, bounded, burst, priority, max_packet)| Gen {
+                    parent,
+                    under_root,
+                    bounded,
+                    burst,
+                    priority,
+                    max_packet,
+                },
+            )
+    }
+
+    fn specs(gens: &[Gen]) -> Vec<ClassSpec> {
+        let n = gens.len();
+        let parent: Vec<Option<usize>> = (0..n)
+            .map(|i| (!gens[i].under_root && i > 0).then(|| gens[i].parent.index(i)))
+            .collect();
+        let kids = |p: Option<usize>| parent.iter().filter(|&&q| q == p).count() as u64;
+        let mut rate = vec![Rate::ZERO; n];
+        for i in 0..n {
+            let parent_rate = parent[i].map_or(Rate::from_mbit(10), |p| rate[p]);
+            rate[i] = Rate(parent_rate.0 / kids(parent[i]));
+        }
+        (0..n)
+            .map(|i| {
+                let name = format!("c{i}");
+                let parent_name = parent[i].map(|p| format!("c{p}"));
+                let mut s = ClassSpec::new(&name, parent_name.as_deref());
+                s.rate = Some(rate[i]);
+                s.ceil = gens[i].bounded.then_some(rate[i]);
+                s.burst = gens[i].burst.map(Bytes);
+                s.priority = Some(gens[i].priority);
+                s.max_packet = Some(Bytes(gens[i].max_packet));
+                s
+            })
+            .collect()
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (any::<u32>(), 40u32..=500).prop_map(|(leaf, len)| Op::Enqueue { leaf, len }),
+            4 => Just(Op::Dequeue),
+            2 => (0u64..=20 * MS).prop_map(|ns| Op::Advance(Duration(ns))),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 256,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn shaping_trees_conform(
+            gens in prop::collection::vec(gen_class(), 1..7),
+            ops in prop::collection::vec(op(), 0..300),
+        ) {
+            let specs = specs(&gens);
+            let t = tree(Rate::from_mbit(10), specs);
+            let r = check(&t, Cbq::new(&t), BufferConfig::default(), &ops);
+            prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+        }
+    }
+}
