@@ -32,6 +32,7 @@ pub mod drr;
 pub mod fifo;
 pub mod hdrr;
 pub mod hls;
+pub mod htb;
 pub mod prio;
 mod registry;
 pub mod ring;

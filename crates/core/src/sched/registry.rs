@@ -8,6 +8,7 @@ use super::drr::Drr;
 use super::fifo::Fifo;
 use super::hdrr::Hdrr;
 use super::hls::Hls;
+use super::htb::Htb;
 use super::prio::Prio;
 use super::{Packet, Scheduler};
 use crate::hierarchy::ClassTree;
@@ -25,6 +26,8 @@ pub enum SchedulerKind {
     Hls,
     /// [`super::hdrr::Hdrr`].
     Hdrr,
+    /// [`super::htb::Htb`].
+    Htb,
     /// [`super::cbq::Cbq`].
     Cbq,
 }
@@ -37,6 +40,7 @@ impl SchedulerKind {
         SchedulerKind::Drr,
         SchedulerKind::Hls,
         SchedulerKind::Hdrr,
+        SchedulerKind::Htb,
         SchedulerKind::Cbq,
     ];
 
@@ -48,6 +52,7 @@ impl SchedulerKind {
             SchedulerKind::Drr => "drr",
             SchedulerKind::Hls => "hls",
             SchedulerKind::Hdrr => "hdrr",
+            SchedulerKind::Htb => "htb",
             SchedulerKind::Cbq => "cbq",
         }
     }
@@ -127,6 +132,7 @@ pub fn build<P: Packet + 'static>(
         SchedulerKind::Hdrr => {
             Box::new(Hdrr::new(tree).map_err(|message| BuildError { kind, message })?)
         }
+        SchedulerKind::Htb => Box::new(Htb::new(tree)?),
         SchedulerKind::Cbq => Box::new(Cbq::new(tree)),
     })
 }

@@ -1,0 +1,220 @@
+//! HTB's parameters: the qdisc-wide ones ([`HtbParams`]) and each class's, with tc's and
+//! Linux's defaults resolved once at construction ([`ClassParams`]).
+
+use std::num::NonZeroU32;
+
+use crate::hierarchy::{ClassId, ClassTree};
+use crate::units::{Bytes, Rate};
+
+/// Linux `TC_HTB_MAXDEPTH`: levels of classes, the top class (here the link) included.
+pub const MAX_DEPTH: usize = 8;
+
+/// Linux `TC_HTB_NUMPRIO`: priorities 0 (served first) to 7.
+pub const PRIORITIES: usize = 8;
+
+/// Smallest quantum Linux derives from `rate / r2q` (an explicit quantum is not clamped).
+pub const MIN_QUANTUM: Bytes = Bytes(1000);
+
+/// Largest quantum Linux derives from `rate / r2q` (an explicit quantum is not clamped).
+pub const MAX_QUANTUM: Bytes = Bytes(200_000);
+
+/// Qdisc-wide parameters: tc's `r2q`, and the `HZ` and `mtu` tc uses for default bursts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HtbParams {
+    /// `r2q`: a leaf without an explicit quantum gets `rate / r2q` bytes (rate in bytes
+    /// per second), clamped between [`MIN_QUANTUM`] and [`MAX_QUANTUM`]. Default 10
+    /// (tc's).
+    pub r2q: NonZeroU32,
+    /// The clock rate tc divides by for default bursts:
+    /// `burst = rate / hz + mtu` (rate in bytes per second), likewise `cburst` from
+    /// `ceil`. Default 1000: one millisecond of the rate. tc reads it from
+    /// `/proc/net/psched`, which reports 10⁹ on kernels with high-resolution timers;
+    /// with that value default bursts shrink to about `mtu`.
+    pub hz: NonZeroU32,
+    /// tc's `mtu`, added to default bursts. Default 1600 B.
+    pub mtu: Bytes,
+}
+
+impl Default for HtbParams {
+    fn default() -> Self {
+        HtbParams {
+            r2q: NonZeroU32::new(10).expect("10 is not zero"),
+            hz: NonZeroU32::new(1000).expect("1000 is not zero"),
+            mtu: Bytes(1600),
+        }
+    }
+}
+
+/// The parameters HTB uses for one class, defaults resolved (see the
+/// [module docs](super) for each default). For the link: `rate` = `ceil` = the link
+/// rate, level 7; its buckets are never drawn on, as the link is never out of tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassParams {
+    /// Assured rate: the assured bucket fills at this rate.
+    pub rate: Rate,
+    /// Ceiling rate: the ceiling bucket fills at this rate.
+    pub ceil: Rate,
+    /// Depth of the assured bucket, in bytes at `rate`.
+    pub burst: Bytes,
+    /// Depth of the ceiling bucket, in bytes at `ceil`.
+    pub cburst: Bytes,
+    /// DRR quantum in bytes; `None` for interior classes and the link (Linux gives only
+    /// leaves a quantum).
+    pub quantum: Option<Bytes>,
+    /// Priority 0 (served first) to 7; only leaves' priorities matter.
+    pub priority: u8,
+    /// Linux level: 0 for leaves, `MAX_DEPTH − 1 − depth` for the link and interior
+    /// classes (the link is 7, its interior children 6, ...).
+    pub level: u8,
+}
+
+/// A quantum derived from `rate / r2q` that Linux (and this implementation) clamped,
+/// with the warning tc prints ("quantum of class X is small/big. Consider r2q change.").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuantumClamp {
+    /// The leaf.
+    pub class: ClassId,
+    /// `rate / r2q`, bytes.
+    pub computed: Bytes,
+    /// The quantum used: [`MIN_QUANTUM`] or [`MAX_QUANTUM`].
+    pub used: Bytes,
+}
+
+/// Resolves every class's parameters; on failure, every problem found, one per line.
+pub(super) fn resolve(
+    tree: &ClassTree,
+    params: &HtbParams,
+) -> Result<(Vec<ClassParams>, Vec<QuantumClamp>), String> {
+    let mut problems = Vec::new();
+    for c in tree.classes() {
+        if c.depth as usize >= MAX_DEPTH {
+            problems.push(format!(
+                "class `{}` is {} levels below the link, but HTB allows at most {MAX_DEPTH} \
+                 levels of classes, the link included (Linux TC_HTB_MAXDEPTH); attach it \
+                 higher up or flatten the hierarchy",
+                c.name(),
+                c.depth
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
+    let rates = rates(tree, &mut problems);
+    let ceils = ceils(tree, &rates);
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
+    let mut clamps = Vec::new();
+    let resolved = tree
+        .classes()
+        .iter()
+        .map(|c| {
+            let (rate, ceil) = (rates[c.id.index()], ceils[c.id.index()]);
+            let default_burst =
+                |r: Rate| Bytes(r.bps() / 8 / u64::from(params.hz.get())) + params.mtu;
+            let quantum = c.is_leaf().then(|| {
+                c.spec.quantum.unwrap_or_else(|| {
+                    let computed = Bytes(rate.bps() / 8 / u64::from(params.r2q.get()));
+                    let used = computed.clamp(MIN_QUANTUM, MAX_QUANTUM);
+                    if used != computed {
+                        clamps.push(QuantumClamp {
+                            class: c.id,
+                            computed,
+                            used,
+                        });
+                    }
+                    used
+                })
+            });
+            let level = if c.is_leaf() {
+                0
+            } else {
+                (MAX_DEPTH - 1 - c.depth as usize) as u8
+            };
+            ClassParams {
+                rate,
+                ceil,
+                burst: c.spec.burst.unwrap_or_else(|| default_burst(rate)),
+                cburst: c.spec.cburst.unwrap_or_else(|| default_burst(ceil)),
+                quantum,
+                priority: if c.is_leaf() {
+                    c.spec.priority.unwrap_or(0)
+                } else {
+                    0
+                },
+                level,
+            }
+        })
+        .collect();
+    Ok((resolved, clamps))
+}
+
+/// Classes in an order where every parent comes before its children.
+fn top_down(tree: &ClassTree) -> Vec<ClassId> {
+    let mut order = vec![ClassId::ROOT];
+    let mut k = 0;
+    while k < order.len() {
+        order.extend_from_slice(&tree.get(order[k]).children);
+        k += 1;
+    }
+    order
+}
+
+/// Assured rates: the link's rate for the link; the given rate; or, for a class without
+/// one, a share of what its parent's rate leaves after its siblings' given rates, in
+/// proportion to weight among the siblings without a rate (at most its ceil, if given).
+fn rates(tree: &ClassTree, problems: &mut Vec<String>) -> Vec<Rate> {
+    let mut rate = vec![Rate::ZERO; tree.len()];
+    rate[0] = tree.link_rate();
+    for id in top_down(tree) {
+        let kids = &tree.get(id).children;
+        let given: u64 = kids
+            .iter()
+            .filter_map(|k| tree.get(*k).spec.rate)
+            .map(Rate::bps)
+            .fold(0, u64::saturating_add);
+        let left = rate[id.index()].bps().saturating_sub(given);
+        let unrated = kids
+            .iter()
+            .map(|k| tree.get(*k))
+            .filter(|c| c.spec.rate.is_none());
+        let weights: u64 = unrated.clone().map(|c| u64::from(c.weight())).sum();
+        for c in kids.iter().map(|k| tree.get(*k)) {
+            rate[c.id.index()] = c.spec.rate.unwrap_or_else(|| {
+                let share = u128::from(left) * u128::from(c.weight()) / u128::from(weights);
+                let share = Rate(share as u64);
+                c.spec.ceil.map_or(share, |ceil| share.min(ceil))
+            });
+        }
+        for c in unrated {
+            if rate[c.id.index()] == Rate::ZERO {
+                problems.push(format!(
+                    "class `{}` has no rate, and the rates of its siblings leave none of \
+                     `{}`'s rate ({}) for it; give it a rate",
+                    c.name(),
+                    tree.get(id).name(),
+                    rate[id.index()]
+                ));
+            }
+        }
+    }
+    rate
+}
+
+/// Ceiling rates: the given ceil; else the rate if one was given (tc's default); else,
+/// for a class given neither, its parent's ceil (the link's rate for the link).
+fn ceils(tree: &ClassTree, rates: &[Rate]) -> Vec<Rate> {
+    let mut ceil = vec![Rate::ZERO; tree.len()];
+    ceil[0] = tree.link_rate();
+    for id in top_down(tree).into_iter().skip(1) {
+        let c = tree.get(id);
+        let parent = c.parent.expect("only the link has no parent");
+        ceil[id.index()] = match (c.spec.ceil, c.spec.rate) {
+            (Some(ceil), _) => ceil,
+            (None, Some(_)) => rates[id.index()],
+            (None, None) => ceil[parent.index()].max(rates[id.index()]),
+        };
+    }
+    ceil
+}

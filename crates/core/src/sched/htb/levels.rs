@@ -1,0 +1,258 @@
+//! Rows and feeds: which classes may send at which level and priority, and the
+//! round-robin lookup of the next leaf (Linux's "feed tree").
+//!
+//! * A **row** `(level, prio)` holds the *green* classes of that level that have, at
+//!   `prio`, a backlogged leaf to serve: the leaf itself (level 0), or yellow
+//!   descendants feeding it.
+//! * A **feed** `(class, prio)` of an interior class holds its *yellow* children that
+//!   have a backlogged leaf at `prio` below them (or are such a leaf).
+//! * A class's *activity* is the set of priorities at which it is in a row or feeds its
+//!   parent: a backlogged leaf's own priority; for an interior class, the priorities
+//!   of its non-empty feeds.
+//!
+//! [`Levels::activate`] and [`Levels::deactivate`] link a class into (or out of) its
+//! parent's feed while it is yellow, climbing as long as the parent's feed was empty and
+//! the parent is yellow too, and end in the row of the first green class reached; a red
+//! class is linked nowhere, which cuts its subtree off. [`Levels::lookup`] descends
+//! from a row through the feeds, following each one's round-robin position, to a leaf.
+
+use super::bucket::Mode;
+use super::config::{MAX_DEPTH, PRIORITIES};
+use super::idset::Turn;
+use super::topology::{NONE, Topology};
+
+/// The mode and activity of every class, and every row and feed. See the
+/// [module docs](self).
+#[derive(Clone, Debug)]
+pub(super) struct Levels {
+    /// Linux `cmode`: the mode as of the class's last update.
+    mode: Vec<Mode>,
+    /// Linux `prio_activity`: bit `p` set if active at priority `p`.
+    activity: Vec<u8>,
+    /// Rows (index [`Topology::row`]), then feeds (index [`Topology::feed`] + prio).
+    turns: Vec<Turn>,
+    /// Linux `row_mask`: bit `p` of `row_mask[level]` set if that row is not empty.
+    row_mask: [u8; MAX_DEPTH],
+}
+
+/// The priorities set in `mask`, lowest first.
+#[inline]
+fn prios(mut mask: u8) -> impl Iterator<Item = u32> {
+    core::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let p = mask.trailing_zeros();
+            mask &= mask - 1;
+            p
+        })
+    })
+}
+
+impl Levels {
+    /// Every class green and inactive, every row and feed empty.
+    pub(super) fn new(topo: &Topology) -> Levels {
+        let mut turns = Vec::with_capacity(topo.turns());
+        for level in 0..MAX_DEPTH {
+            let classes = topo.by_level[level].len();
+            turns.extend((0..PRIORITIES).map(|_| Turn::new(classes)));
+        }
+        for (c, &f) in topo.feed.iter().enumerate() {
+            if f != NONE {
+                debug_assert_eq!(f as usize, turns.len());
+                let kids = topo.children[c].len();
+                turns.extend((0..PRIORITIES).map(|_| Turn::new(kids)));
+            }
+        }
+        Levels {
+            mode: vec![Mode::CanSend; topo.parent.len()],
+            activity: vec![0; topo.parent.len()],
+            turns,
+            row_mask: [0; MAX_DEPTH],
+        }
+    }
+
+    /// The mode of class `c` as of its last update.
+    #[inline]
+    pub(super) fn mode(&self, c: u32) -> Mode {
+        self.mode[c as usize]
+    }
+
+    /// The non-empty rows of `level`, as a priority mask.
+    #[inline]
+    pub(super) fn row_mask(&self, level: usize) -> u8 {
+        self.row_mask[level]
+    }
+
+    #[inline]
+    fn feed(topo: &Topology, class: u32, prio: u32) -> usize {
+        topo.feed[class as usize] as usize + prio as usize
+    }
+
+    /// Leaf `c` became backlogged: it becomes active at its priority (Linux
+    /// `htb_activate`). A no-op if already active.
+    pub(super) fn activate_leaf(&mut self, topo: &Topology, c: u32) {
+        if self.activity[c as usize] == 0 {
+            self.activity[c as usize] = 1 << topo.priority[c as usize];
+            self.activate(topo, c);
+        }
+    }
+
+    /// Leaf `c` has no packet left: it leaves its row or feed (Linux `htb_deactivate`).
+    pub(super) fn deactivate_leaf(&mut self, topo: &Topology, c: u32) {
+        if self.activity[c as usize] != 0 {
+            self.deactivate(topo, c);
+            self.activity[c as usize] = 0;
+        }
+    }
+
+    /// Sets the mode of `c`, moving it between its parent's feeds and its row as the
+    /// mode requires (the structural part of Linux `htb_change_class_mode`).
+    pub(super) fn set_mode(&mut self, topo: &Topology, c: u32, new: Mode) {
+        let old = self.mode[c as usize];
+        if new == old {
+            return;
+        }
+        if self.activity[c as usize] != 0 && old != Mode::CantSend {
+            self.deactivate(topo, c);
+        }
+        self.mode[c as usize] = new;
+        if self.activity[c as usize] != 0 && new != Mode::CantSend {
+            self.activate(topo, c);
+        }
+    }
+
+    /// Links `c` (mode and activity already set) into its parent's feeds if yellow,
+    /// climbing while feeds were empty and parents yellow, and into the row of the
+    /// first green class reached (Linux `htb_activate_prios`).
+    fn activate(&mut self, topo: &Topology, c: u32) {
+        let mut mask = self.activity[c as usize];
+        let mut cl = c;
+        while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
+            let p = topo.parent[cl as usize];
+            if p == NONE {
+                break;
+            }
+            let pos = topo.child_pos[cl as usize];
+            for prio in prios(mask) {
+                let feed = &mut self.turns[Self::feed(topo, p, prio)];
+                if !feed.set.is_empty() {
+                    // The parent is already active at this priority: stop climbing it.
+                    mask &= !(1 << prio);
+                }
+                feed.set.insert(pos);
+            }
+            self.activity[p as usize] |= mask;
+            cl = p;
+        }
+        if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
+            let level = topo.level[cl as usize];
+            self.row_mask[usize::from(level)] |= mask;
+            for prio in prios(mask) {
+                self.turns[Topology::row(level, prio)]
+                    .set
+                    .insert(topo.level_pos[cl as usize]);
+            }
+        }
+    }
+
+    /// Unlinks `c` (mode and activity still the old ones) from its parent's feeds,
+    /// climbing while feeds become empty, or from its row (Linux `htb_deactivate_prios`).
+    fn deactivate(&mut self, topo: &Topology, c: u32) {
+        let mut mask = self.activity[c as usize];
+        let mut cl = c;
+        while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
+            let p = topo.parent[cl as usize];
+            if p == NONE {
+                break;
+            }
+            let pos = topo.child_pos[cl as usize];
+            let removed = mask;
+            mask = 0;
+            for prio in prios(removed) {
+                let feed = &mut self.turns[Self::feed(topo, p, prio)];
+                if feed.ptr == Some(pos) {
+                    // Forget the position but remember where it was.
+                    feed.last = Some(pos);
+                    feed.ptr = None;
+                }
+                feed.set.remove(pos);
+                if feed.set.is_empty() {
+                    mask |= 1 << prio;
+                }
+            }
+            self.activity[p as usize] &= !mask;
+            cl = p;
+        }
+        if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
+            let level = topo.level[cl as usize];
+            let pos = topo.level_pos[cl as usize];
+            let mut emptied = 0;
+            for prio in prios(mask) {
+                let row = &mut self.turns[Topology::row(level, prio)];
+                if row.ptr == Some(pos) {
+                    row.advance();
+                }
+                row.set.remove(pos);
+                if row.set.is_empty() {
+                    emptied |= 1 << prio;
+                }
+            }
+            self.row_mask[usize::from(level)] &= !emptied;
+        }
+    }
+
+    /// The leaf whose turn it is in row `(level, prio)`, which must not be empty
+    /// (Linux `htb_lookup_leaf`). From the row, follow each turn's position down through
+    /// the feeds; a position invalidated by a departure resumes at the next member; a
+    /// feed whose position ran past its last member rewinds to its first and passes the
+    /// turn at the level above to the next member.
+    pub(super) fn lookup(&mut self, topo: &Topology, level: u8, prio: u32) -> u32 {
+        debug_assert!(self.row_mask[usize::from(level)] & (1 << prio) != 0);
+        // Turn indices and the class that owns each (NONE for the row).
+        let mut stack = [(0usize, NONE); MAX_DEPTH];
+        stack[0] = (Topology::row(level, prio), NONE);
+        let mut sp = 0;
+        loop {
+            let (t, owner) = stack[sp];
+            let turn = &mut self.turns[t];
+            if turn.ptr.is_none()
+                && let Some(last) = turn.last
+            {
+                turn.ptr = turn.set.next_from(last);
+            }
+            turn.last = None;
+            match turn.ptr {
+                None => {
+                    turn.ptr = turn.set.first();
+                    debug_assert!(turn.ptr.is_some(), "a linked row or feed is not empty");
+                    if sp > 0 {
+                        sp -= 1;
+                        self.turns[stack[sp].0].advance();
+                    }
+                }
+                Some(pos) => {
+                    let cl = if owner == NONE {
+                        topo.by_level[usize::from(level)][pos as usize]
+                    } else {
+                        topo.children[owner as usize][pos as usize]
+                    };
+                    if topo.level[cl as usize] == 0 {
+                        return cl;
+                    }
+                    sp += 1;
+                    stack[sp] = (Self::feed(topo, cl, prio), cl);
+                }
+            }
+        }
+    }
+
+    /// Passes the turn on after `leaf`, served at `level` and `prio`, used up its quantum:
+    /// in row `(0, prio)` if it was served at level 0, else in its parent's feed.
+    pub(super) fn pass_turn(&mut self, topo: &Topology, leaf: u32, level: u8, prio: u32) {
+        let t = if level == 0 {
+            Topology::row(0, prio)
+        } else {
+            Self::feed(topo, topo.parent[leaf as usize], prio)
+        };
+        self.turns[t].advance();
+    }
+}

@@ -1,0 +1,400 @@
+//! HTB: the Hierarchical Token Bucket of Linux (`net/sched/sch_htb.c`, "feed tree
+//! version"), reproduced decision for decision on integer time.
+//!
+//! HTB is the baseline of the HLS paper (§VIII, appendix): a shaper (every class has a
+//! ceiling) and a link-sharing scheduler (every class has an assured rate and may borrow
+//! unused rate from its ancestors).
+//!
+//! # Classes and buckets
+//!
+//! Every class has two token buckets (module `bucket` has the arithmetic): the
+//! *assured* bucket fills at `rate` up to `burst`, the *ceiling* bucket at `ceil` up to
+//! `cburst`. As in Linux, tokens are kept in nanoseconds of transmission time at the
+//! bucket's rate, checkpointed at the class's last update `t_c`; a class accrues
+//! `diff = min(now − t_c, mbuffer)` (`mbuffer` = 60 s) of credit, and a debt never
+//! reaches `mbuffer`. The buckets give the class's [`Mode`] (Linux `htb_class_mode`, with
+//! the kernel's default of **no hysteresis**):
+//!
+//! * red ([`Mode::CantSend`]) if `ctokens + diff < 0`;
+//! * else green ([`Mode::CanSend`]) if `tokens + diff >= 0`;
+//! * else yellow ([`Mode::MayBorrow`]).
+//!
+//! The link, the root of the [`ClassTree`], plays the part of the single top class
+//! (`classid 1:1`, `rate` = `ceil` = link rate) that HTB configurations put under the
+//! qdisc so that their children can borrow from one another; see *Deviations*.
+//!
+//! # Levels
+//!
+//! As in Linux, leaves are at level 0 and interior classes are numbered *top-down*: the
+//! link (the top class) is at level 7 (`TC_HTB_MAXDEPTH − 1`), its interior children at
+//! 6, theirs at 5, and so on, whatever the height of their subtrees. (The HLS paper's
+//! appendix describes a bottom-up numbering, `level = 1 + max level of the children`;
+//! the two differ when leaves sit at different depths.) So at most 8 levels of classes
+//! fit, the link included: a deeper tree is refused with a [`BuildError`].
+//!
+//! # Which packet goes next (`dequeue`)
+//!
+//! A green class is linked into the *row* of its level and of each priority at which it
+//! has a backlogged leaf to serve; a yellow class is linked into its parent's *feed* of
+//! those priorities instead, so a yellow class reaches the row of its nearest non-yellow
+//! ancestor, if that one is green; a red class is linked nowhere (see module
+//! `levels`). Then, at `now`, for each level from 0 up, and each priority from 0
+//! (highest) to 7:
+//!
+//! 1. apply the mode changes of that level that are due by `now` (Linux's wait queue and
+//!    `htb_do_events`);
+//! 2. if the row `(level, prio)` is not empty, pick the leaf whose turn it is: from the
+//!    row's round-robin position down through the feeds' positions (Linux
+//!    `htb_lookup_leaf`; rows and feeds are ordered by class id);
+//! 3. send its head packet. Deficit round robin, Linux style: the leaf's deficit *for
+//!    this level* drops by the packet's length; if it goes negative, it gains the
+//!    leaf's quantum and the turn passes to the next member (of row 0, or of the leaf's
+//!    parent's feed when borrowing). A leaf at the round-robin position always sends at
+//!    least one packet;
+//! 4. charge the leaf and every ancestor (Linux `htb_charge_class`): every class pays
+//!    ctokens; only the classes at or above the level the packet was found at — the
+//!    lender and its ancestors — pay tokens; the borrowers below only move their
+//!    checkpoint. A class whose mode changed is re-linked and, unless green, put in the
+//!    wait queue of its level at the instant its mode will change.
+//!
+//! Lower levels are thus served first: a class sends within its own rate before anyone
+//! borrows, and borrowing from a closer ancestor comes before borrowing from a farther
+//! one. A green leaf sends even if an ancestor is red: an ancestor's ceil binds only
+//! what is borrowed through it. Among leaves borrowing from the same row, the excess is
+//! shared in proportion to the **leaves' quanta** (`rate / r2q`), whatever the rates of
+//! the interior classes they borrow through: the behaviour the HLS paper observes in
+//! §VIII-C. That proportion is exact when each feed is walked from one level only. A
+//! feed has one round-robin position, though, shared by every level whose lookups pass
+//! through it (those of its owner lending, and those of its owner's ancestors lending
+//! through it); a lookup at one level may rewind the feed without passing the turn at
+//! the other, so the split then also depends on how the bucket timings interleave
+//! (`tests/htb.rs` shows both cases).
+//!
+//! # When (`poll_at`)
+//!
+//! HTB is not work-conserving: when every backlogged leaf is cut off by a red class, or
+//! yellow with no green ancestor before a red one, `dequeue` returns `None` and
+//! [`Scheduler::poll_at`] returns the exact instant at which a packet can next be sent
+//! (kept incrementally, see module `ready`), not merely the next mode change.
+//!
+//! # Parameters
+//!
+//! From each [`ClassSpec`](crate::hierarchy::ClassSpec):
+//!
+//! | field | unit | default |
+//! |---|---|---|
+//! | `rate` | bit/s | what the parent's rate leaves after the siblings' given rates, split by `weight` among the siblings without a rate (Linux requires a rate) |
+//! | `ceil` | bit/s | `rate` if `rate` was given (tc); the parent's `ceil` if neither was |
+//! | `burst` | bytes | `rate / hz + mtu` with rate in bytes/s (tc's formula; [`HtbParams`]) |
+//! | `cburst` | bytes | `ceil / hz + mtu` |
+//! | `quantum` | bytes | leaves: `rate / r2q` (rate in bytes/s), clamped to [1000, 200000] with a [`QuantumClamp`] warning, as Linux; a given quantum is used as is |
+//! | `priority` | 0..=7 | 0; only leaves' priorities matter, as in Linux |
+//!
+//! and qdisc-wide [`HtbParams`]: `r2q` = 10, `hz` = 1000, `mtu` = 1600 B. With `hz`
+//! = 1000 a default burst is one millisecond of the rate plus 1600 B (e.g. 2850 B at
+//! 10 Mbit/s). tc takes `hz` from `/proc/net/psched`, which says 10⁹ on any kernel with
+//! high-resolution timers; set `hz` to 10⁹ to get the bursts of a modern tc (about
+//! 1600 B at any rate below 1.6 Gbit/s). `weight`, `limit` and `max_packet` are not
+//! HTB's: buffer limits and maximum sizes are the [`Qdisc`](crate::Qdisc)'s.
+//!
+//! # Deviations from Linux
+//!
+//! * **The link is the top class and is never out of tokens.** It lends to its children
+//!   like a `1:1` class with `rate` = `ceil` = link rate, but is never charged. Under an
+//!   [`EgressPort`](crate::port::EgressPort) at the link rate such a Linux class never
+//!   leaves green anyway (each packet's transmission time refills what it costs); a
+//!   slower shaped aggregate is a class below the link with that `ceil`.
+//! * **No direct queue, no default class, no filters**: the classifier always names a
+//!   leaf; a packet for an interior class is dropped with [`DropReason::NotALeaf`].
+//! * **Exact integer time**: token costs are `rate.tx_time(len)` in nanoseconds, rounded
+//!   up, where Linux uses a multiply-and-shift approximation and stores bucket depths in
+//!   64 ns ticks. No rate tables, `overhead`, `mpu` or link-layer options (per-packet
+//!   overhead belongs to the port).
+//! * **Events**: all mode changes due by `now` are applied, where Linux stops after two
+//!   jiffies ("too many events"). Changes of one level due at the same nanosecond are
+//!   applied in class-id order (Linux: in the order they were scheduled); the modes
+//!   reached are the same either way, and the order matters only in the rare case where
+//!   one change empties a feed that another refills, which can move a row's round-robin
+//!   position.
+//! * **`poll_at`** is exact (above); Linux's watchdog wakes at every mode change. The
+//!   packets and instants of transmission are the same.
+//! * **Buckets start full at [`Instant::ZERO`]** (Linux: when the class is created).
+//! * **Leaf queues are FIFOs** (Linux's default `pfifo`); limits are the qdisc's.
+//! * [`Scheduler::remove_newest`] (for push-out buffer policies, which Linux lacks)
+//!   unlinks a leaf it empties, as a dequeue would.
+//!
+//! # Complexity
+//!
+//! With `n` classes and depth `d <= 8`: enqueue and `remove_newest` cost O(d log n);
+//! dequeue costs O(d log n) plus O(log n) per mode change applied (rows and feeds are
+//! hierarchical bitmaps, module `idset`; wait queues and the readiness minima are
+//! [`IndexedHeap`]s). Nothing allocates after construction except the leaves' queues
+//! growing to their peak length.
+
+mod bucket;
+mod config;
+mod idset;
+mod levels;
+mod ready;
+mod topology;
+
+use std::collections::VecDeque;
+
+pub use bucket::Mode;
+pub use config::{
+    ClassParams, HtbParams, MAX_DEPTH, MAX_QUANTUM, MIN_QUANTUM, PRIORITIES, QuantumClamp,
+};
+
+use super::{BuildError, Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{SchedulerKind, len_of};
+use crate::hierarchy::{ClassId, ClassTree};
+use crate::pq::IndexedHeap;
+use crate::units::{Bytes, Duration, Instant};
+use bucket::Bucket;
+use levels::Levels;
+use ready::Readiness;
+use topology::{ROOT, Topology};
+
+/// HTB over a class tree. See the [module docs](self).
+#[derive(Debug)]
+pub struct Htb<P> {
+    params: HtbParams,
+    classes: Vec<ClassParams>,
+    clamps: Vec<QuantumClamp>,
+    topo: Topology,
+    /// Each leaf's FIFO (empty for other classes).
+    queues: Vec<VecDeque<P>>,
+    /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`).
+    deficit: Vec<[i64; MAX_DEPTH]>,
+    buckets: Vec<Bucket>,
+    levels: Levels,
+    /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
+    /// items are positions within the level.
+    wait: Vec<IndexedHeap>,
+    ready: Readiness,
+    /// Packets queued in all leaves.
+    queued: usize,
+}
+
+/// The wait-queue key of a mode change `delay` ns after `now` (Linux `pq_key`).
+#[inline]
+fn at_delay(now: Instant, delay: i64) -> u64 {
+    now.saturating_add(Duration(delay.unsigned_abs())).0
+}
+
+impl<P> Htb<P> {
+    /// HTB for `tree` with tc's defaults ([`HtbParams::default`]).
+    pub fn new(tree: &ClassTree) -> Result<Htb<P>, BuildError> {
+        Htb::with_params(tree, HtbParams::default())
+    }
+
+    /// HTB for `tree` with the given qdisc-wide parameters. Fails if the tree is deeper
+    /// than [`MAX_DEPTH`] levels (the link included) or a class without a rate would get
+    /// none.
+    pub fn with_params(tree: &ClassTree, params: HtbParams) -> Result<Htb<P>, BuildError> {
+        let (classes, clamps) = config::resolve(tree, &params).map_err(|message| BuildError {
+            kind: SchedulerKind::Htb,
+            message,
+        })?;
+        let topo = Topology::new(tree, &classes);
+        let buckets = classes
+            .iter()
+            .map(|c| Bucket::new(c.rate, c.ceil, c.burst, c.cburst))
+            .collect();
+        Ok(Htb {
+            params,
+            queues: (0..tree.len()).map(|_| VecDeque::new()).collect(),
+            deficit: vec![[0; MAX_DEPTH]; tree.len()],
+            buckets,
+            levels: Levels::new(&topo),
+            wait: topo
+                .by_level
+                .iter()
+                .map(|l| IndexedHeap::new(l.len()))
+                .collect(),
+            ready: Readiness::new(&topo),
+            queued: 0,
+            classes,
+            clamps,
+            topo,
+        })
+    }
+
+    /// The qdisc-wide parameters.
+    pub fn params(&self) -> HtbParams {
+        self.params
+    }
+
+    /// The parameters used for `class`, defaults resolved, or `None` if it is not a
+    /// class of the tree.
+    pub fn class_params(&self, class: ClassId) -> Option<&ClassParams> {
+        self.classes.get(class.index())
+    }
+
+    /// The mode of `class` as of its last update (Linux `cmode`: updated when the class
+    /// is charged and when a scheduled mode change is applied by `dequeue`), or `None`
+    /// if it is not a class of the tree. The link is always [`Mode::CanSend`].
+    pub fn mode_of(&self, class: ClassId) -> Option<Mode> {
+        (class.index() < self.classes.len()).then(|| self.levels.mode(class.0))
+    }
+
+    /// The quanta derived from `rate / r2q` that were clamped, in class order (tc warns
+    /// about each).
+    pub fn quantum_clamps(&self) -> &[QuantumClamp] {
+        &self.clamps
+    }
+
+    #[inline]
+    fn is_leaf(&self, class: ClassId) -> bool {
+        self.classes
+            .get(class.index())
+            .is_some_and(|c| c.quantum.is_some())
+    }
+
+    /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
+    fn apply_events(&mut self, level: usize, now: Instant) {
+        while let Some((pos, at)) = self.wait[level].peek() {
+            if at > now.0 {
+                return;
+            }
+            self.wait[level].remove(pos);
+            let c = self.topo.by_level[level][pos as usize];
+            let b = &self.buckets[c as usize];
+            let (mode, delay) = b.mode(b.credit(now));
+            self.levels.set_mode(&self.topo, c, mode);
+            if mode != Mode::CanSend {
+                self.wait[level].set(pos, at_delay(now, delay));
+            }
+        }
+    }
+
+    /// Charges `len` bytes sent by `leaf`, found at `level`, to the leaf and its
+    /// ancestors below the link (Linux `htb_charge_class`).
+    fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant) {
+        let mut c = leaf;
+        while c != ROOT {
+            let class_level = self.topo.level[c as usize];
+            let b = &mut self.buckets[c as usize];
+            b.charge(now, len, class_level >= level);
+            let (mode, delay) = b.mode(0);
+            let old = self.levels.mode(c);
+            self.levels.set_mode(&self.topo, c, mode);
+            if mode != old {
+                let wait = &mut self.wait[usize::from(class_level)];
+                let pos = self.topo.level_pos[c as usize];
+                if old != Mode::CanSend {
+                    wait.remove(pos);
+                }
+                if mode != Mode::CanSend {
+                    wait.set(pos, at_delay(now, delay));
+                }
+            }
+            c = self.topo.parent[c as usize];
+        }
+    }
+
+    /// Sends the head packet of the leaf whose turn it is in row `(level, prio)`
+    /// (Linux `htb_dequeue_tree`).
+    fn serve(&mut self, level: u8, prio: u32, now: Instant) -> Dequeued<P>
+    where
+        P: Packet,
+    {
+        let leaf = self.levels.lookup(&self.topo, level, prio);
+        let pkt = self.queues[leaf as usize]
+            .pop_front()
+            .expect("a leaf linked into a row or feed is backlogged");
+        self.queued -= 1;
+        let len = len_of(&pkt);
+        let deficit = &mut self.deficit[leaf as usize][usize::from(level)];
+        *deficit -= len.0 as i64;
+        if *deficit < 0 {
+            let quantum = self.classes[leaf as usize].quantum;
+            *deficit += quantum.expect("only leaves are served").0 as i64;
+            self.levels.pass_turn(&self.topo, leaf, level, prio);
+        }
+        let backlogged = !self.queues[leaf as usize].is_empty();
+        if !backlogged {
+            self.levels.deactivate_leaf(&self.topo, leaf);
+        }
+        self.charge(leaf, level, len, now);
+        self.ready
+            .refresh(&self.topo, &self.buckets, leaf, backlogged);
+        Dequeued {
+            pkt,
+            class: ClassId(leaf),
+        }
+    }
+}
+
+impl<P: Packet> Scheduler<P> for Htb<P> {
+    fn name(&self) -> &'static str {
+        "htb"
+    }
+
+    fn is_work_conserving(&self) -> bool {
+        false
+    }
+
+    fn enqueue(
+        &mut self,
+        _now: Instant,
+        class: ClassId,
+        pkt: P,
+        _evicted: &mut Vec<Dropped<P>>,
+    ) -> Enqueue<P> {
+        if !self.is_leaf(class) {
+            return Enqueue::Dropped(Dropped {
+                pkt,
+                class,
+                reason: DropReason::NotALeaf,
+            });
+        }
+        let queue = &mut self.queues[class.index()];
+        queue.push_back(pkt);
+        self.queued += 1;
+        if queue.len() == 1 {
+            self.levels.activate_leaf(&self.topo, class.0);
+            self.ready.refresh(&self.topo, &self.buckets, class.0, true);
+        }
+        Enqueue::Queued
+    }
+
+    fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
+        if self.queued == 0 {
+            return None;
+        }
+        for level in 0..MAX_DEPTH {
+            self.apply_events(level, now);
+            let mask = self.levels.row_mask(level);
+            if mask != 0 {
+                return Some(self.serve(level as u8, mask.trailing_zeros(), now));
+            }
+        }
+        None
+    }
+
+    fn poll_at(&self, now: Instant) -> PollAt {
+        if self.queued == 0 {
+            return PollAt::Idle;
+        }
+        let t = self
+            .ready
+            .earliest()
+            .expect("a backlogged leaf can always send eventually");
+        if t > now { PollAt::At(t) } else { PollAt::Now }
+    }
+
+    fn remove_newest(&mut self, class: ClassId) -> Option<P> {
+        if !self.is_leaf(class) {
+            return None;
+        }
+        let pkt = self.queues[class.index()].pop_back()?;
+        self.queued -= 1;
+        if self.queues[class.index()].is_empty() {
+            self.levels.deactivate_leaf(&self.topo, class.0);
+            self.ready
+                .refresh(&self.topo, &self.buckets, class.0, false);
+        }
+        Some(pkt)
+    }
+}

@@ -1,0 +1,122 @@
+//! When can HTB next send? The exact earliest instant, kept up to date incrementally, so
+//! that `poll_at` is honest (Linux only knows its next *event*, a mode change that may
+//! not let any packet out).
+//!
+//! Between two charges a class's mode only improves with time (red → yellow → green):
+//! it is not red from `Y = t_c + max(0, −ctokens)` on, and green from
+//! `G = t_c + max(0, −tokens, −ctokens)` on ([`Bucket::not_red_from`],
+//! [`Bucket::green_from`]). A backlogged leaf can send at `t` if some class on its path
+//! to the link is green at `t` and every class below that one is not red at `t`; so,
+//! bottom-up over the tree, with `∞` for a class without backlog below it:
+//!
+//! * `R(c)`: earliest instant from which some backlogged leaf under `c` has a path up to
+//!   and including `c` that is nowhere red. Leaf: `Y`. Interior:
+//!   `max(Y_c, min over children R(child))`.
+//! * `S(c)`: earliest instant from which some backlogged leaf under `c` can send through
+//!   a lender under or at `c`. Leaf: `G`. Interior:
+//!   `min(min over children S(child), max(G_c, min over children R(child)))`.
+//!
+//! The link is never out of tokens (`Y = G = 0`), so `S(link)` is when HTB can next send.
+//! `Y` and `G` change only when a class is charged, and backlog only at leaves, so after
+//! each change the values are recomputed along one path, each interior class keeping
+//! its children's `R` and `S` in two [`IndexedHeap`]s: O(depth · log children).
+
+use super::bucket::Bucket;
+use super::topology::{NONE, ROOT, Topology};
+use crate::pq::IndexedHeap;
+use crate::units::Instant;
+
+/// No backlogged leaf below.
+const NEVER: u64 = u64::MAX;
+
+/// `R` and `S` of every class. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub(super) struct Readiness {
+    /// `R` of each class, ns.
+    reach: Vec<u64>,
+    /// `S` of each class, ns.
+    send: Vec<u64>,
+    /// Children's `R`, keyed by child position (interior classes; empty for leaves).
+    reach_kids: Vec<IndexedHeap>,
+    /// Children's `S`, keyed by child position.
+    send_kids: Vec<IndexedHeap>,
+}
+
+/// Sets the key of `pos` in `heap`, or removes it for [`NEVER`]; returns the minimum.
+#[inline]
+fn update(heap: &mut IndexedHeap, pos: u32, key: u64) -> u64 {
+    if key == NEVER {
+        heap.remove(pos);
+    } else {
+        heap.set(pos, key);
+    }
+    heap.peek().map_or(NEVER, |(_, k)| k)
+}
+
+impl Readiness {
+    /// No backlog anywhere.
+    pub(super) fn new(topo: &Topology) -> Readiness {
+        let n = topo.parent.len();
+        let heaps = || -> Vec<IndexedHeap> {
+            topo.children
+                .iter()
+                .map(|kids| IndexedHeap::new(kids.len()))
+                .collect()
+        };
+        Readiness {
+            reach: vec![NEVER; n],
+            send: vec![NEVER; n],
+            reach_kids: heaps(),
+            send_kids: heaps(),
+        }
+    }
+
+    /// The earliest instant at which a packet can be sent, if any leaf is backlogged.
+    #[inline]
+    pub(super) fn earliest(&self) -> Option<Instant> {
+        let s = self.send[ROOT as usize];
+        (s != NEVER).then_some(Instant(s))
+    }
+
+    /// Recomputes `R` and `S` from `leaf` (backlogged or not) up to the link, after the
+    /// leaf's backlog or the buckets of classes on its path changed.
+    pub(super) fn refresh(
+        &mut self,
+        topo: &Topology,
+        buckets: &[Bucket],
+        leaf: u32,
+        backlogged: bool,
+    ) {
+        let b = &buckets[leaf as usize];
+        let (mut reach, mut send) = if backlogged {
+            (b.not_red_from().0, b.green_from().0)
+        } else {
+            (NEVER, NEVER)
+        };
+        let mut c = leaf;
+        loop {
+            self.reach[c as usize] = reach;
+            self.send[c as usize] = send;
+            let p = topo.parent[c as usize];
+            if p == NONE {
+                return;
+            }
+            let pos = topo.child_pos[c as usize];
+            let kids_reach = update(&mut self.reach_kids[p as usize], pos, reach);
+            let kids_send = update(&mut self.send_kids[p as usize], pos, send);
+            let (y, g) = if p == ROOT || kids_reach == NEVER {
+                (0, 0)
+            } else {
+                let b = &buckets[p as usize];
+                (b.not_red_from().0, b.green_from().0)
+            };
+            reach = if kids_reach == NEVER {
+                NEVER
+            } else {
+                y.max(kids_reach)
+            };
+            send = kids_send.min(g.max(reach));
+            c = p;
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The shape of the class tree as HTB's structures address it: parents, levels, and the
+//! positions that number a class among its siblings and among the classes of its level.
+//!
+//! Linux sorts every row and feed by class id. Class ids here are [`ClassId`]s, and a
+//! class's siblings ([`Topology::children`]) and the classes of its level
+//! ([`Topology::by_level`]) are listed in id order, so a class's position in those lists
+//! orders it exactly as Linux's class id does.
+
+use super::config::{ClassParams, MAX_DEPTH, PRIORITIES};
+use crate::hierarchy::{ClassId, ClassTree};
+
+/// Marks the absence of a class (the link's parent, a leaf's feeds).
+pub(super) const NONE: u32 = u32::MAX;
+
+/// Index of the link, which is always class 0.
+pub(super) const ROOT: u32 = ClassId::ROOT.0;
+
+/// See the [module docs](self).
+#[derive(Clone, Debug)]
+pub(super) struct Topology {
+    /// Parent of each class; [`NONE`] for the link.
+    pub(super) parent: Vec<u32>,
+    /// Linux level of each class.
+    pub(super) level: Vec<u8>,
+    /// Priority of each leaf.
+    pub(super) priority: Vec<u8>,
+    /// Position of each class among its parent's children.
+    pub(super) child_pos: Vec<u32>,
+    /// Position of each class among the classes of its level.
+    pub(super) level_pos: Vec<u32>,
+    /// Children of each class, in id order.
+    pub(super) children: Vec<Vec<u32>>,
+    /// Classes of each level, in id order.
+    pub(super) by_level: [Vec<u32>; MAX_DEPTH],
+    /// Index of a class's first feed (one per priority) among the turns of
+    /// [`super::levels::Levels`]; [`NONE`] for a class without children.
+    pub(super) feed: Vec<u32>,
+}
+
+impl Topology {
+    /// Rows come first among the turns: `MAX_DEPTH × PRIORITIES` of them.
+    pub(super) const ROWS: usize = MAX_DEPTH * PRIORITIES;
+
+    /// The topology of `tree` with the levels and priorities of `params`.
+    pub(super) fn new(tree: &ClassTree, params: &[ClassParams]) -> Topology {
+        let n = tree.len();
+        let mut by_level: [Vec<u32>; MAX_DEPTH] = Default::default();
+        let mut level_pos = vec![0; n];
+        for c in tree.classes() {
+            let list = &mut by_level[usize::from(params[c.id.index()].level)];
+            level_pos[c.id.index()] = list.len() as u32;
+            list.push(c.id.0);
+        }
+        let mut child_pos = vec![0; n];
+        let mut feed = vec![NONE; n];
+        let mut next_feed = Self::ROWS as u32;
+        for c in tree.classes() {
+            for (k, kid) in c.children.iter().enumerate() {
+                child_pos[kid.index()] = k as u32;
+            }
+            if !c.children.is_empty() {
+                feed[c.id.index()] = next_feed;
+                next_feed += PRIORITIES as u32;
+            }
+        }
+        Topology {
+            parent: tree
+                .classes()
+                .iter()
+                .map(|c| c.parent.map_or(NONE, |p| p.0))
+                .collect(),
+            level: params.iter().map(|p| p.level).collect(),
+            priority: params.iter().map(|p| p.priority).collect(),
+            child_pos,
+            level_pos,
+            children: tree
+                .classes()
+                .iter()
+                .map(|c| c.children.iter().map(|k| k.0).collect())
+                .collect(),
+            by_level,
+            feed,
+        }
+    }
+
+    /// Number of turns (rows, then feeds).
+    pub(super) fn turns(&self) -> usize {
+        Self::ROWS + PRIORITIES * self.feed.iter().filter(|&&f| f != NONE).count()
+    }
+
+    /// Index of the row of `level` and `prio` among the turns.
+    #[inline]
+    pub(super) fn row(level: u8, prio: u32) -> usize {
+        usize::from(level) * PRIORITIES + prio as usize
+    }
+}
