@@ -4,7 +4,9 @@
 //!   [`linkshare_sim::config::SimConfig`] or a list of problems with file positions.
 //! * [`output`]: `summary.json`, the CSVs, the plots and the terminal tables of a run.
 //! * [`plot`]: a small SVG line-chart library.
-//! * [`commands`]: `demo`, `run`, `compare`, `validate`.
+//! * [`commands`]: `demo`, `run`, `compare`, `validate`, `alloc`, `bounds`, `repro`.
+//! * [`reference`]: intervals of constant demand and their reference (HMM-fair)
+//!   allocation.
 //! * [`error`]: failures and exit statuses (0 success, 1 internal error, 2 bad input).
 #![warn(missing_docs)]
 
@@ -12,6 +14,7 @@ pub mod commands;
 pub mod error;
 pub mod output;
 pub mod plot;
+pub mod reference;
 pub mod scenario;
 
 use std::ffi::OsString;
@@ -41,6 +44,13 @@ pub enum Command {
     Compare(commands::compare::CompareArgs),
     /// Check a scenario file and describe it.
     Validate(commands::validate::ValidateArgs),
+    /// Print the reference (hierarchical max-min fair) rate of every class in every
+    /// interval of constant demand.
+    Alloc(commands::alloc::AllocArgs),
+    /// Print the fairness and transmission-gap bounds of HLS and HDRR for each link.
+    Bounds(commands::bounds::BoundsArgs),
+    /// Reproduce a result of a paper (run without NAME to list them).
+    Repro(commands::repro::ReproArgs),
 }
 
 /// Runs the command line `args` (program name first) and returns the exit status.
@@ -83,5 +93,8 @@ fn dispatch(command: &Command) -> Result<(), Failure> {
         Command::Run(a) => commands::run::run(a),
         Command::Compare(a) => commands::compare::run(a),
         Command::Validate(a) => commands::validate::run(a),
+        Command::Alloc(a) => commands::alloc::run(a),
+        Command::Bounds(a) => commands::bounds::run(a),
+        Command::Repro(a) => commands::repro::run(a),
     }
 }

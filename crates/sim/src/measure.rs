@@ -329,6 +329,7 @@ mod tests {
         let rec = |class, arrival, departure| DelayRecord {
             class,
             flow: FlowId(0),
+            len: 100,
             arrival: Instant(arrival),
             departure: Instant(departure),
         };

@@ -222,6 +222,9 @@ pub struct DelayRecord {
     pub class: ClassId,
     /// Its flow.
     pub flow: FlowId,
+    /// Its length in bytes, without the link's per-packet overhead (its transmission
+    /// took `rate.tx_time(len + overhead)` and ended at `departure`).
+    pub len: u32,
     /// Arrival at the port.
     pub arrival: Instant,
     /// When its last bit was transmitted.

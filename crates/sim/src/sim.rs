@@ -456,6 +456,7 @@ impl Simulator {
         let record = DelayRecord {
             class,
             flow: pkt.flow,
+            len: pkt.len,
             arrival: pkt.port_arrival,
             departure: now,
         };

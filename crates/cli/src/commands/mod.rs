@@ -1,9 +1,12 @@
 //! The subcommands, and what they share: running a scenario with progress, and the
 //! default output directory.
 
+pub mod alloc;
+pub mod bounds;
 pub mod compare;
 pub mod demo;
 pub mod describe;
+pub mod repro;
 pub mod run;
 pub mod validate;
 

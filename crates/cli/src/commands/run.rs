@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{default_out, parse_scheduler, print_files, simulate};
 use crate::error::Failure;
-use crate::output::{self, summary::Summary, table};
+use crate::output::{self, quality, summary::Summary, table};
 use crate::scenario;
 
 /// Options of `run`.
@@ -42,11 +42,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
     let result = simulate(&scenario, &scenario.name)?;
-    let written = output::write_run(&out, &scenario, &result)?;
+    let summary = Summary::new(&scenario.name, &scenario.config, &result);
+    let written = output::write_run_with_summary(&out, &result, &summary)?;
     let stdout = std::io::stdout();
     let mut so = stdout.lock();
     let printed = if args.json {
-        let json = Summary::new(&scenario.name, &scenario.config, &result).to_json()?;
+        let json = summary.to_json()?;
         so.write_all(json.as_bytes()).and_then(|()| {
             let mut se = std::io::stderr().lock();
             writeln!(se, "files written:")?;
@@ -59,8 +60,19 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             scenario.name, scenario.config.duration, result.seed, result.packet_hops
         )
         .and_then(|()| write!(so, "{}", table::run_table(&result).render()))
+        .and_then(|()| write!(so, "\n{}", quality_section(&summary)))
         .and_then(|()| writeln!(so, "\nfiles written:"))
         .and_then(|()| print_files(&mut so, &written.files))
     };
     printed.map_err(|e| Failure::io("cannot write to stdout".to_owned(), e))
+}
+
+/// The link-sharing section of the terminal output.
+fn quality_section(summary: &Summary) -> String {
+    let links: Vec<_> = summary
+        .links
+        .iter()
+        .map(|l| (l.name.as_str(), l.scheduler.as_str(), &l.link_sharing))
+        .collect();
+    quality::terminal_section(&links)
 }

@@ -2,11 +2,13 @@
 //!
 //! The file names, CSV headers and JSON keys are a contract that users' scripts rely on;
 //! they are listed in `scenarios/README.md`. Every number is computed from the
-//! [`RunResult`] alone, in a fixed order, so the same scenario and seed give
-//! byte-identical files.
+//! [`RunResult`] (and, for the reference allocation of [`quality`], the scenario's
+//! configuration) in a fixed order, so the same scenario and seed give byte-identical
+//! files.
 
 pub mod csv;
 pub mod plots;
+pub mod quality;
 pub mod summary;
 pub mod table;
 
@@ -161,12 +163,22 @@ pub fn remove_stale(dir: &Path, name: &str) -> Result<(), Failure> {
 
 /// Writes every output of one run of `scenario` to `dir`: summary, CSVs and plots.
 pub fn write_run(dir: &Path, scenario: &Scenario, result: &RunResult) -> Result<Written, Failure> {
+    let summary = summary::Summary::new(&scenario.name, &scenario.config, result);
+    write_run_with_summary(dir, result, &summary)
+}
+
+/// [`write_run`] with the run's summary already computed (computing it measures the
+/// link-sharing quality, which is worth doing once for a big run).
+pub fn write_run_with_summary(
+    dir: &Path,
+    result: &RunResult,
+    summary: &summary::Summary,
+) -> Result<Written, Failure> {
     create_dir(dir)?;
     let mut written = Written::default();
-    let summary = summary::Summary::new(&scenario.name, &scenario.config, result);
     written.write(dir, "summary.json", summary.to_json()?.as_bytes())?;
     csv::write_all(dir, result, &mut written)?;
-    let title = plots::run_title(&scenario.name, result);
+    let title = plots::run_title(&summary.scenario, result);
     written.write(
         dir,
         "throughput.svg",

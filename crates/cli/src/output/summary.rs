@@ -10,6 +10,7 @@ use linkshare_sim::result::{DelayStats, RunResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::Labels;
+use super::quality::{self, LinkSharing};
 use crate::error::Failure;
 
 /// The whole summary.
@@ -43,6 +44,9 @@ pub struct LinkSummary {
     pub scheduler: String,
     /// Line rate, bit/s.
     pub rate_bps: u64,
+    /// Link-sharing quality: empirical alpha, largest gap, and reference against
+    /// measured rates per interval of constant demand (see [`super::quality`]).
+    pub link_sharing: LinkSharing,
 }
 
 /// One class of one link. Counters of an interior class (and of the root, named after
@@ -160,10 +164,12 @@ impl Summary {
         let links = result
             .links
             .iter()
-            .map(|l| LinkSummary {
+            .zip(quality::link_sharing(config, result))
+            .map(|(l, link_sharing)| LinkSummary {
                 name: l.name.clone(),
                 scheduler: l.scheduler.clone(),
                 rate_bps: l.rate.bps(),
+                link_sharing,
             })
             .collect();
         let classes = result
