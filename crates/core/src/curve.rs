@@ -140,6 +140,13 @@ impl ServiceCurve {
     pub fn is_concave(&self) -> bool {
         self.m1 > self.m2 && self.d.0 > 0
     }
+
+    /// Whether the curve is convex with a first segment that rises but more slowly than
+    /// the second (`0 < m1 < m2`): the one shape whose min-update is not exact (see
+    /// [`RuntimeCurve::min_with`]).
+    pub fn has_sloped_convex_start(&self) -> bool {
+        self.m1.0 > 0 && self.m1 < self.m2 && self.d.0 > 0
+    }
 }
 
 /// A two-piece curve anchored at `(x, y)`: from `x` it rises with slope `m1` for `dx` ns
@@ -201,25 +208,42 @@ impl RuntimeCurve {
         }
     }
 
-    /// Replaces the curve by `min(self, sc anchored at (x, y))` for abscissas `>= x`
-    /// (H-FSC paper, Eq. 7 and Fig. 9). `sc` must be the curve `self` was built from
-    /// (same slopes).
+    /// Replaces the curve by `min(self, sc anchored at (x, y))` where it matters from
+    /// now on: for ordinates `>= y`, whose inverses (deadlines, virtual times) are all
+    /// that is ever looked up after the update, since `y` (service so far) only grows
+    /// (H-FSC paper, Eq. 7). `sc` must be the curve `self` was built from (same slopes).
     ///
-    /// * Convex or linear `sc`: the result is `self` if it is below `y` at `x`, else `sc`
-    ///   anchored at `(x, y)` (two curves of equal shape cross at most once, at the
-    ///   anchor).
+    /// * Linear `sc`, or convex with a flat first segment (`m1 = 0`, what
+    ///   `(umax, dmax, rate)` gives): both candidates are `sc` anchored somewhere, so
+    ///   for every `y' > y` their inverses differ by the same amount,
+    ///   `(x0 − x) + (y − y0) / m2` for the old anchor `(x0, y0)`. The old curve is kept
+    ///   if and only if `y` is at or above its line of slope `m2` from its anchor (its
+    ///   eligible curve) at `x`; otherwise the new one replaces it. The paper's Fig. 9
+    ///   compares `y` with the old curve itself instead, which keeps the old curve when
+    ///   `y` lies between the two and so keeps deadlines earlier than Eq. 7's; a class
+    ///   that ran ahead on its eligible curve, went idle and came back could then miss
+    ///   others' deadlines by more than `t_max` (H-FSC's property test found it). Linux
+    ///   and ALTQ follow Fig. 9.
+    /// * Convex with a sloped first segment (`0 < m1 < m2`): the minimum is not a
+    ///   two-piece curve in general; this keeps Fig. 9's rule (old curve if it is below
+    ///   `y` at `x`, else the new one). H-FSC refuses such curves as `rt` curves.
     /// * Concave `sc`: `self` if it is at or below `y` at `x`; the new curve if it stays
     ///   below `self` over its whole first segment; otherwise the new curve's first
     ///   segment is cut where it meets `self`, and the result continues on `self`
-    ///   (both end with slope `m2`).
+    ///   (both end with slope `m2`): the pointwise minimum, within a byte per segment.
     pub fn min_with(&mut self, sc: &ServiceCurve, x: u64, y: u64) {
-        let here = self.x2y(x);
         if !sc.is_concave() {
-            if here >= y {
+            let replace = if sc.has_sloped_convex_start() {
+                self.x2y(x) >= y
+            } else {
+                self.eligible(sc).x2y(x) > y
+            };
+            if replace {
                 *self = RuntimeCurve::new(sc, x, y);
             }
             return;
         }
+        let here = self.x2y(x);
         if here <= y {
             return;
         }
@@ -343,14 +367,34 @@ mod tests {
         );
     }
 
+    /// Convex, flat for 10 ms then 1 Mbit/s, anchored at (0, 0): at 50 ms the curve is at
+    /// 5000 B and its eligible line (slope m2 from the anchor) at 6250 B. For any later
+    /// ordinate the old and new inverses differ by `(0 − 50 ms) + (c − 0) / m2`, which
+    /// is >= 0, keeping the old curve, exactly when c >= 6250 B.
     #[test]
-    fn convex_min_keeps_the_lower_curve_at_the_anchor() {
+    fn convex_min_compares_with_the_eligible_line() {
         let sc = convex();
-        let mut c = RuntimeCurve::new(&sc, 0, 0);
-        c.min_with(&sc, 50 * MS, 10_000); // old curve is at 5000 B there: kept
-        assert_eq!(c, RuntimeCurve::new(&sc, 0, 0));
-        c.min_with(&sc, 50 * MS, 4000); // old curve is above: replaced
-        assert_eq!(c, RuntimeCurve::new(&sc, 50 * MS, 4000));
+        let old = RuntimeCurve::new(&sc, 0, 0);
+        for (c, kept) in [(10_000, true), (6250, true), (5500, false), (4000, false)] {
+            let mut got = old;
+            got.min_with(&sc, 50 * MS, c);
+            let want = if kept {
+                old
+            } else {
+                RuntimeCurve::new(&sc, 50 * MS, c)
+            };
+            assert_eq!(got, want, "c = {c}");
+        }
+        // c = 5500 lies between the curve (5000) and its eligible line (6250): Fig. 9
+        // would keep the old curve, whose deadline for 6000 B is 58 ms; Eq. 7's is 64 ms.
+        let mut got = old;
+        got.min_with(&sc, 50 * MS, 5500);
+        assert_eq!(
+            old.y2x(6000)
+                .max(RuntimeCurve::new(&sc, 50 * MS, 5500).y2x(6000)),
+            64 * MS
+        );
+        assert_eq!(got.y2x(6000), 64 * MS);
     }
 
     #[test]
