@@ -13,15 +13,20 @@
 
 use divan::Bencher;
 use linkshare_core::buffer::BufferConfig;
-use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::curve::ServiceCurve;
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
 use linkshare_core::sched::drr::Drr;
 use linkshare_core::sched::fifo::Fifo;
 use linkshare_core::sched::hdrr::Hdrr;
+use linkshare_core::sched::hfsc::Hfsc;
 use linkshare_core::sched::hls::Hls;
+use linkshare_core::sched::hwf2q::Hwf2q;
 use linkshare_core::sched::prio::Prio;
+use linkshare_core::sched::sced::Sced;
+use linkshare_core::sched::wf2q::Wf2q;
 use linkshare_core::sched::{Scheduler, SchedulerKind, build};
 use linkshare_core::testing::TestPacket;
-use linkshare_core::units::{Instant, Rate};
+use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use linkshare_core::{Enqueue, Qdisc};
 
 fn main() {
@@ -68,6 +73,27 @@ fn tree(n: usize) -> ClassTree {
     ClassTree::flat(Rate::from_gbit(10), n)
 }
 
+/// A flat tree like [`tree`] where every class has `rt = ls = linear(C / n)`: H-FSC's
+/// real-time criterion guarantees each class its share.
+fn rt_tree(n: usize) -> ClassTree {
+    let link = tree(1).link_rate();
+    let share = ServiceCurve::linear(Rate(link.0 / n as u64));
+    let specs = (0..n)
+        .map(|i| {
+            let mut s = ClassSpec::new(&format!("c{i}"), None);
+            s.rt = Some(share);
+            s.ls = Some(share);
+            s
+        })
+        .collect();
+    let link = LinkSpec {
+        name: "link".into(),
+        rate: link,
+        origin: None,
+    };
+    ClassTree::build(link, specs).expect("shares fit the link")
+}
+
 /// Fills every class with [`PER_CLASS`] packets through `enqueue`.
 fn fill(n: usize, mut enqueue: impl FnMut(ClassId, TestPacket)) {
     let mut seq = Sequence(42);
@@ -109,6 +135,33 @@ fn pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S)
     bencher.bench_local(pair);
 }
 
+/// Like [`pairs`], but the clock advances by each dequeued packet's transmission time at
+/// the link rate of [`tree`], as behind a busy link, so that time-driven decisions (H-FSC's
+/// eligible times) happen as they would in a run. Transmission times come from a table.
+fn paced_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S) {
+    let rate = tree(1).link_rate();
+    let tx: Vec<Duration> = (0..=1087).map(|len| rate.tx_time(Bytes(len))).collect();
+    let mut now = Instant::ZERO;
+    let mut evicted = Vec::new();
+    fill(n, |c, p| {
+        assert!(matches!(
+            s.enqueue(now, c, p, &mut evicted),
+            Enqueue::Queued
+        ))
+    });
+    let mut seq = Sequence(7);
+    let mut pair = move || {
+        let (class, len) = seq.arrival(n);
+        let verdict = s.enqueue(now, class, TestPacket { id: 0, len }, &mut evicted);
+        debug_assert!(matches!(verdict, Enqueue::Queued));
+        let d = s.dequeue(now)?;
+        now += tx[d.pkt.len as usize];
+        Some(d.pkt.len)
+    };
+    warm_up(n, &mut pair);
+    bencher.bench_local(pair);
+}
+
 mod bare {
     use super::*;
 
@@ -135,6 +188,55 @@ mod bare {
     #[divan::bench(args = CLASSES)]
     fn hdrr(bencher: Bencher<'_, '_>, n: usize) {
         pairs(bencher, n, Hdrr::new(&tree(n)).expect("flat trees build"));
+    }
+
+    /// Default curves: link-sharing only (`ls` = equal shares).
+    #[divan::bench(args = CLASSES)]
+    fn hfsc(bencher: Bencher<'_, '_>, n: usize) {
+        pairs(bencher, n, Hfsc::new(&tree(n)).expect("flat trees build"));
+    }
+
+    /// `rt = ls` on every class, paced at the link rate: both criteria at work.
+    #[divan::bench(args = CLASSES)]
+    fn hfsc_rt(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Hfsc::new(&rt_tree(n)).expect("flat trees build"),
+        );
+    }
+
+    /// Equal weight shares of the link, paced at the link rate (WF2Q+ tracks the packet
+    /// in service and the work done in time).
+    #[divan::bench(args = CLASSES)]
+    fn wf2q(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(bencher, n, Wf2q::new(&tree(n)).expect("flat trees build"));
+    }
+
+    /// H-WF2Q+ on the flat tree (one server: the cost of the shared engine).
+    #[divan::bench(args = CLASSES)]
+    fn hwf2q(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(bencher, n, Hwf2q::new(&tree(n)).expect("flat trees build"));
+    }
+
+    /// `rt = ls` curves of [`rt_tree`] as SCED deadline curves, paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn sced(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Sced::new(&rt_tree(n)).expect("flat trees build"),
+        );
+    }
+
+    /// Virtual Clock with equal weight shares, paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn vc(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Sced::virtual_clock(&tree(n)).expect("flat trees build"),
+        );
     }
 }
 

@@ -31,11 +31,15 @@ pub mod cbq;
 pub mod drr;
 pub mod fifo;
 pub mod hdrr;
+pub mod hfsc;
 pub mod hls;
 pub mod htb;
+pub mod hwf2q;
 pub mod prio;
 mod registry;
 pub mod ring;
+pub mod sced;
+pub mod wf2q;
 
 pub use registry::{BuildError, SchedulerKind, UnknownScheduler, build};
 

@@ -7,9 +7,13 @@ use super::cbq::Cbq;
 use super::drr::Drr;
 use super::fifo::Fifo;
 use super::hdrr::Hdrr;
+use super::hfsc::Hfsc;
 use super::hls::Hls;
 use super::htb::Htb;
+use super::hwf2q::Hwf2q;
 use super::prio::Prio;
+use super::sced::Sced;
+use super::wf2q::Wf2q;
 use super::{Packet, Scheduler};
 use crate::hierarchy::ClassTree;
 
@@ -30,6 +34,16 @@ pub enum SchedulerKind {
     Htb,
     /// [`super::cbq::Cbq`].
     Cbq,
+    /// [`super::hfsc::Hfsc`].
+    Hfsc,
+    /// [`super::wf2q::Wf2q`].
+    Wf2q,
+    /// [`super::hwf2q::Hwf2q`].
+    Hwf2q,
+    /// [`super::sced::Sced`].
+    Sced,
+    /// [`super::sced::Sced::virtual_clock`].
+    VirtualClock,
 }
 
 impl SchedulerKind {
@@ -42,6 +56,11 @@ impl SchedulerKind {
         SchedulerKind::Hdrr,
         SchedulerKind::Htb,
         SchedulerKind::Cbq,
+        SchedulerKind::Hfsc,
+        SchedulerKind::Wf2q,
+        SchedulerKind::Hwf2q,
+        SchedulerKind::Sced,
+        SchedulerKind::VirtualClock,
     ];
 
     /// The name used in scenarios and on the command line.
@@ -54,6 +73,11 @@ impl SchedulerKind {
             SchedulerKind::Hdrr => "hdrr",
             SchedulerKind::Htb => "htb",
             SchedulerKind::Cbq => "cbq",
+            SchedulerKind::Hfsc => "hfsc",
+            SchedulerKind::Wf2q => "wf2q",
+            SchedulerKind::Hwf2q => "hwf2q",
+            SchedulerKind::Sced => "sced",
+            SchedulerKind::VirtualClock => "vc",
         }
     }
 
@@ -134,6 +158,19 @@ pub fn build<P: Packet + 'static>(
         }
         SchedulerKind::Htb => Box::new(Htb::new(tree)?),
         SchedulerKind::Cbq => Box::new(Cbq::new(tree)),
+        SchedulerKind::Hfsc => Box::new(Hfsc::new(tree)?),
+        SchedulerKind::Wf2q => {
+            Box::new(Wf2q::new(tree).map_err(|message| BuildError { kind, message })?)
+        }
+        SchedulerKind::Hwf2q => {
+            Box::new(Hwf2q::new(tree).map_err(|message| BuildError { kind, message })?)
+        }
+        SchedulerKind::Sced => {
+            Box::new(Sced::new(tree).map_err(|message| BuildError { kind, message })?)
+        }
+        SchedulerKind::VirtualClock => {
+            Box::new(Sced::virtual_clock(tree).map_err(|message| BuildError { kind, message })?)
+        }
     })
 }
 

@@ -1,0 +1,108 @@
+//! Which curves each class gets: the user's `rt`, `ls` and `ul`, the default
+//! link-sharing curve, and the one configuration H-FSC refuses (an `rt` curve on a class
+//! with children).
+
+use crate::curve::ServiceCurve;
+use crate::hierarchy::{ClassId, ClassTree};
+use crate::units::Rate;
+
+/// The curves of one class, defaults applied. `None` means the class has no such curve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Curves {
+    /// Real-time curve (leaves only): deadlines and eligible times.
+    pub rt: Option<ServiceCurve>,
+    /// Link-sharing curve: the virtual curve. `None` only for a class that has `rt`
+    /// and no `ls`; such a class takes no part in link-sharing.
+    pub ls: Option<ServiceCurve>,
+    /// Upper-limit curve: the fit time. Meaningful only with `ls`.
+    pub ul: Option<ServiceCurve>,
+}
+
+/// The curves of every class of `tree`, by class index (the root's are all `None`), or
+/// why the tree cannot be scheduled by H-FSC.
+///
+/// A class with neither `rt` nor `ls` gets `ls = linear(rate)` if it has a `rate`, else
+/// `ls = linear(share)`, its weighted share of its parent's long-term link-sharing rate
+/// (`m2` of the parent's `ls`; the link rate for children of the link):
+/// `share = parent_rate · weight / (sum of the weights of the class and its siblings)`,
+/// rounded down, at least 1 bit/s. Shares are computed top-down, so a default class
+/// under a default class gets a share of a share.
+pub(super) fn resolve(tree: &ClassTree) -> Result<Vec<Curves>, String> {
+    let mut problems = Vec::new();
+    for c in &tree.classes()[1..] {
+        let Some(rt) = c.spec.rt else {
+            continue;
+        };
+        let at = c
+            .spec
+            .origin_of("rt")
+            .map_or(String::new(), |o| format!("{o}: "));
+        if !c.children.is_empty() {
+            let children: Vec<&str> = c.children.iter().map(|k| tree.get(*k).name()).collect();
+            problems.push(format!(
+                "{at}class `{}` has an `rt` curve but also children ({}): the real-time \
+                 criterion guarantees service curves to leaves only, the classes that hold \
+                 packets; move the `rt` curve to one of its leaves, or make it an `ls` curve \
+                 to give the class its share by link-sharing",
+                c.name(),
+                children.join(", ")
+            ));
+        }
+        if rt.has_sloped_convex_start() {
+            problems.push(format!(
+                "{at}class `{}` has a convex `rt` curve whose first segment is not flat \
+                 (m1 {}, d {}, m2 {}): after the class idles and returns, its deadline curve \
+                 (Eq. 7) is no longer two-piece (H-FSC paper, §IV) and its guarantee could \
+                 not be kept exactly; give it m1 = 0 (as umax/dmax/rate writes a convex \
+                 curve), or a concave or linear curve",
+                c.name(),
+                rt.m1,
+                rt.d,
+                rt.m2
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    let mut curves = vec![Curves::default(); tree.len()];
+    // Long-term link-sharing rate of each class, from which default children take shares.
+    let mut reference = vec![Rate::ZERO; tree.len()];
+    reference[ClassId::ROOT.index()] = tree.link_rate();
+    let mut stack = vec![ClassId::ROOT];
+    while let Some(p) = stack.pop() {
+        let parent = tree.get(p);
+        let weights: u64 = parent
+            .children
+            .iter()
+            .map(|k| u64::from(tree.get(*k).weight()))
+            .sum();
+        for &k in &parent.children {
+            let class = tree.get(k);
+            let spec = &class.spec;
+            let ls = match (spec.ls, spec.rt) {
+                (Some(ls), _) => Some(ls),
+                (None, Some(_)) => None,
+                (None, None) => {
+                    Some(ServiceCurve::linear(spec.rate.unwrap_or_else(|| {
+                        share(reference[p.index()], class.weight(), weights)
+                    })))
+                }
+            };
+            reference[k.index()] = ls.or(spec.rt).map_or(Rate::ZERO, |c| c.m2);
+            curves[k.index()] = Curves {
+                rt: spec.rt,
+                ls,
+                ul: spec.ul,
+            };
+            stack.push(k);
+        }
+    }
+    Ok(curves)
+}
+
+/// `rate · weight / weights`, rounded down, at least 1 bit/s.
+fn share(rate: Rate, weight: u32, weights: u64) -> Rate {
+    let r = u128::from(rate.0) * u128::from(weight) / u128::from(weights.max(1));
+    Rate(u64::try_from(r).unwrap_or(u64::MAX).max(1))
+}

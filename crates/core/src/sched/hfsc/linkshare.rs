@@ -1,0 +1,544 @@
+//! The link-sharing criterion (H-FSC paper §III-C, Figs. 5 and 7) with upper limits:
+//! virtual curves and virtual times of every class, fit times from `ul` curves, and the
+//! per-parent ordered sets that pick, level by level, the fitting active child with the
+//! smallest virtual time in O(log n).
+//!
+//! # Per-parent sets
+//!
+//! A class is *active* (for link-sharing) while it has an `ls` curve and a backlogged
+//! leaf with an `ls` curve below it (itself, for a leaf). The active children of a
+//! parent `p` (the link included) are kept in three [`IndexedHeap`]s over the children's
+//! positions among `p`'s children:
+//!
+//! * `fit`: the children whose fit time was at or before an instant already seen, keyed
+//!   by virtual time `v`: the link-sharing candidates, smallest `v` first;
+//! * `waiting`: the other active children, keyed by fit time: held back by an upper
+//!   limit, in their own `ul` curve or all the way down;
+//! * `latest`: every active child keyed by `!v`, for `v_max`.
+//!
+//! The fit time of a class is `f = max(U^{-1}(w), cf)` with `U` its upper-limit curve
+//! (`0` without one) and `cf` the earliest fit time among its active children: `0` if one
+//! is in `fit`, else the smallest key of `waiting` (`0` for a leaf). Time only moves
+//! forward, so a class in `fit` stays fit until its own `f` changes, which happens only
+//! when it or a descendant is served, activated or deactivated: a service re-places every
+//! class on the leaf's path (their virtual times changed), an activation or a removal
+//! re-places them up to the first one whose place is unchanged, and selection moves the
+//! children of `waiting` whose time has come to `fit` as it descends. So no scan is ever
+//! needed (Linux walks its virtual-time tree looking for the first class that fits).
+//! Without any `ul` in the tree every fit time is 0 and `waiting` is never touched.
+//!
+//! # System virtual time
+//!
+//! A class that becomes active at `a` anchors its virtual curve at `(vs_p, w_i)`
+//! (Eq. 12), with the system virtual time of its parent
+//! `vs_p = (v_lo + max(v_lo, v_max)) / 2`, where `v_max` is the largest virtual time of
+//! `p`'s active children and `v_lo` is the paper's `v_min` with one guard for upper
+//! limits: `v_lo = max(cvtmin_p, smallest v among the fitting children)`, where
+//! `cvtmin_p` is the largest virtual time of a child the link-sharing criterion has
+//! chosen at `p` during `p`'s current active period (Linux's `cl_cvtmin`). Without `ul`
+//! every active child fits and the smallest virtual time never decreases within a period
+//! (the chosen child is the smallest, virtual times only grow, and newcomers join at or
+//! above the smallest), so `cvtmin_p <= v_min` and `v_lo` is exactly the paper's
+//! `v_min`. With `ul`, a child held back by its limit keeps a virtual time that lags by
+//! design; the guard stops it from dragging newcomers below the siblings that are being
+//! served.
+//!
+//! When `p` has no other active child, a new active period of `p` starts and the class
+//! anchors at `cvtoff_p`: the largest virtual time any child of `p` had when it last
+//! left the active set (Linux's `cl_cvtoff`). Every child's virtual curve then lies at
+//! or below the anchor, so every child starts the new period afresh: a class that
+//! returns after idling neither keeps a lead nor a debt from the previous period (a
+//! lower anchor, such as the last `vs_p`, would leave the children that were ahead when
+//! the period ended still ahead, i.e. behind in line, for a service they received long
+//! ago). Within a period, the min-update of Eq. 12 keeps a returning class's old virtual
+//! time if that is larger than `vs_p`: leaving and coming back does not buy service.
+//!
+//! Amounts are bytes; virtual times and fit times are integer nanoseconds (virtual and
+//! real time respectively).
+
+use crate::curve::{RuntimeCurve, ServiceCurve};
+use crate::hierarchy::ClassTree;
+use crate::pq::IndexedHeap;
+use crate::sched::PollAt;
+use crate::units::Instant;
+
+use super::config::Curves;
+
+/// Index of the root (the link).
+const ROOT: usize = 0;
+
+/// `Node::kids` of a leaf.
+const NO_KIDS: u32 = u32::MAX;
+
+/// Link-sharing state of one class that the packet path reads and writes.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// Virtual curve `V_i` (Eq. 12), virtual time (ns) to bytes.
+    virtual_curve: RuntimeCurve,
+    /// `v_i = V_i^{-1}(w_i)` while active, ns of virtual time.
+    vt: u64,
+    /// `w_i`: bytes served to the class by either criterion.
+    total: u64,
+    /// Own fit time `U_i^{-1}(w_i)` (ns), 0 without `ul`.
+    myf: u64,
+    /// Parent's index (meaningless for the root).
+    parent: u32,
+    /// Position among the parent's children: the item in the parent's heaps.
+    slot: u32,
+    /// Index of the class's [`Children`], or `NO_KIDS` for a leaf.
+    kids: u32,
+    /// Whether the class is active for link-sharing.
+    active: bool,
+    /// Whether the class has an upper limit (and an `ls` curve).
+    limited: bool,
+}
+
+/// The curves of one class, read only when it becomes active.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// The `ls` curve; `None` for classes that take no part in link-sharing.
+    ls: Option<ServiceCurve>,
+    /// The `ul` curve.
+    ul: Option<ServiceCurve>,
+    /// Upper-limit curve `U_i`, real time (ns) to bytes, anchored at activations.
+    limit_curve: RuntimeCurve,
+    /// Whether the virtual and upper-limit curves have been anchored once.
+    anchored: bool,
+}
+
+/// The active children of one class. See the [module docs](self).
+#[derive(Clone, Debug)]
+struct Children {
+    /// Class index of each child, by position.
+    ids: Vec<u32>,
+    /// Fitting active children by virtual time.
+    fit: IndexedHeap,
+    /// Active children held back by an upper limit, by fit time.
+    waiting: IndexedHeap,
+    /// Every active child by `!v` (largest virtual time first).
+    latest: IndexedHeap,
+    /// Largest virtual time of a child chosen by link-sharing in this active period.
+    cvtmin: u64,
+    /// Largest virtual time a child had when it left the active set.
+    cvtoff: u64,
+}
+
+impl Children {
+    #[inline]
+    fn any_active(&self) -> bool {
+        !self.latest.is_empty()
+    }
+}
+
+/// The link-sharing criterion over the class tree. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub(super) struct LinkSharing {
+    nodes: Vec<Node>,
+    shapes: Vec<Shape>,
+    /// The children sets of the root and the interior classes.
+    kids: Vec<Children>,
+    /// Whether some class has an upper limit; if not, every fit time is 0, `waiting`
+    /// sets stay empty and the packet path skips them.
+    limits: bool,
+}
+
+impl LinkSharing {
+    /// The state for `tree` with the resolved `curves` (by class index).
+    pub(super) fn new(tree: &ClassTree, curves: &[Curves]) -> LinkSharing {
+        let zero = ServiceCurve::linear(crate::units::Rate::ZERO);
+        let mut nodes: Vec<Node> = curves
+            .iter()
+            .map(|c| Node {
+                virtual_curve: RuntimeCurve::new(&c.ls.unwrap_or(zero), 0, 0),
+                vt: 0,
+                total: 0,
+                myf: 0,
+                parent: 0,
+                slot: 0,
+                kids: NO_KIDS,
+                active: false,
+                limited: c.ls.is_some() && c.ul.is_some(),
+            })
+            .collect();
+        let shapes = curves
+            .iter()
+            .map(|c| Shape {
+                ls: c.ls,
+                ul: c.ul,
+                limit_curve: RuntimeCurve::new(&c.ul.unwrap_or(zero), 0, 0),
+                anchored: false,
+            })
+            .collect();
+        let mut kids = Vec::new();
+        for c in tree.classes() {
+            if c.children.is_empty() && c.parent.is_some() {
+                continue;
+            }
+            for (slot, k) in c.children.iter().enumerate() {
+                nodes[k.index()].parent = c.id.0;
+                nodes[k.index()].slot = slot as u32;
+            }
+            nodes[c.id.index()].kids = kids.len() as u32;
+            let n = c.children.len();
+            kids.push(Children {
+                ids: c.children.iter().map(|k| k.0).collect(),
+                fit: IndexedHeap::new(n),
+                waiting: IndexedHeap::new(n),
+                latest: IndexedHeap::new(n),
+                cvtmin: 0,
+                cvtoff: 0,
+            });
+        }
+        let limits = nodes.iter().any(|n| n.limited);
+        LinkSharing {
+            nodes,
+            shapes,
+            kids,
+            limits,
+        }
+    }
+
+    /// The children sets of class `p` (the root or an interior class).
+    #[inline]
+    fn kids_of(&self, p: usize) -> &Children {
+        &self.kids[self.nodes[p].kids as usize]
+    }
+
+    /// The children sets of class `p` (the root or an interior class), mutably.
+    #[inline]
+    fn kids_of_mut(&mut self, p: usize) -> &mut Children {
+        let k = self.nodes[p].kids as usize;
+        &mut self.kids[k]
+    }
+
+    /// Whether class `c` takes part in link-sharing (has an `ls` curve).
+    #[inline]
+    pub(super) fn has(&self, c: usize) -> bool {
+        self.shapes[c].ls.is_some()
+    }
+
+    /// Whether some class has an upper limit that can hold link-sharing back.
+    pub(super) fn any_limit(&self) -> bool {
+        self.limits
+    }
+
+    /// Whether class `c` has no children.
+    #[inline]
+    fn is_leaf(&self, c: usize) -> bool {
+        self.nodes[c].kids == NO_KIDS
+    }
+
+    /// Leaf `leaf` (with an `ls` curve) becomes backlogged at `now`: it and every
+    /// ancestor that was passive become active (Fig. 7 `update_v` on activation,
+    /// Eq. 12), and the fit times above them are brought up to date.
+    pub(super) fn activate(&mut self, leaf: usize, now: u64) {
+        let mut k = leaf;
+        loop {
+            let p = self.nodes[k].parent as usize;
+            let parent_was_active = self.kids_of(p).any_active();
+            let vs = self.system_virtual_time(p, now);
+            self.anchor(k, vs, now);
+            self.place(k, now);
+            if p == ROOT || parent_was_active {
+                self.refit_from(p, now);
+                return;
+            }
+            k = p;
+        }
+    }
+
+    /// `vs_p` for a child of `p` becoming active at `now`; starts a new active period of
+    /// `p` if it has no active child. See the [module docs](self).
+    fn system_virtual_time(&mut self, p: usize, now: u64) -> u64 {
+        if !self.kids_of(p).any_active() {
+            let kids = self.kids_of_mut(p);
+            kids.cvtmin = kids.cvtoff;
+            return kids.cvtoff;
+        }
+        self.promote(p, now);
+        let kids = self.kids_of(p);
+        let lo = kids
+            .fit
+            .peek()
+            .map_or(kids.cvtmin, |(_, v)| v.max(kids.cvtmin));
+        let hi = kids.latest.peek().map_or(lo, |(_, key)| (!key).max(lo));
+        lo + (hi - lo) / 2
+    }
+
+    /// Anchors the virtual curve of `k` at `(vs, w_k)` and its upper-limit curve at
+    /// `(now, w_k)` (min-update after the first time), and marks it active.
+    fn anchor(&mut self, k: usize, vs: u64, now: u64) {
+        let shape = &mut self.shapes[k];
+        let n = &mut self.nodes[k];
+        let ls = shape
+            .ls
+            .expect("anchor: only classes with an ls curve become active");
+        if shape.anchored {
+            n.virtual_curve.min_with(&ls, vs, n.total);
+        } else {
+            n.virtual_curve = RuntimeCurve::new(&ls, vs, n.total);
+        }
+        n.vt = n.virtual_curve.y2x(n.total);
+        if let Some(ul) = shape.ul {
+            if shape.anchored {
+                shape.limit_curve.min_with(&ul, now, n.total);
+            } else {
+                shape.limit_curve = RuntimeCurve::new(&ul, now, n.total);
+            }
+            n.myf = shape.limit_curve.y2x(n.total);
+        }
+        shape.anchored = true;
+        n.active = true;
+    }
+
+    /// The fit time of active class `k`: `max(own fit time, earliest child fit time)`.
+    fn fit_time(&self, k: usize) -> u64 {
+        let own = self.nodes[k].myf;
+        if self.is_leaf(k) {
+            return own;
+        }
+        let kids = self.kids_of(k);
+        let children = if kids.fit.is_empty() {
+            kids.waiting.peek().map_or(u64::MAX, |(_, f)| f)
+        } else {
+            0
+        };
+        own.max(children)
+    }
+
+    /// Puts active class `k` where it belongs in its parent's sets, given its current
+    /// virtual time and fit time and the instant `now`.
+    fn place(&mut self, k: usize, now: u64) {
+        let Node {
+            parent, slot, vt, ..
+        } = self.nodes[k];
+        if !self.limits {
+            let kids = self.kids_of_mut(parent as usize);
+            kids.fit.set(slot, vt);
+            kids.latest.set(slot, !vt);
+            return;
+        }
+        let f = self.fit_time(k);
+        let kids = self.kids_of_mut(parent as usize);
+        if f <= now {
+            kids.waiting.remove(slot);
+            kids.fit.set(slot, vt);
+        } else {
+            kids.fit.remove(slot);
+            kids.waiting.set(slot, f);
+        }
+        kids.latest.set(slot, !vt);
+    }
+
+    /// Re-places every active class from `k` up to the root's children.
+    fn refresh_from(&mut self, mut k: usize, now: u64) {
+        while k != ROOT {
+            if self.nodes[k].active {
+                self.place(k, now);
+            }
+            k = self.nodes[k].parent as usize;
+        }
+    }
+
+    /// Brings the fit status of the active classes from `k` up to date after a change
+    /// below them that left their virtual times alone (an activation or a removal):
+    /// moves a class between its parent's `fit` and `waiting` sets if its fit time says
+    /// so, and stops at the first class whose place is unchanged, since nothing above it
+    /// can change then.
+    fn refit_from(&mut self, mut k: usize, now: u64) {
+        if !self.limits {
+            return;
+        }
+        while k != ROOT && self.nodes[k].active {
+            let f = self.fit_time(k);
+            let Node {
+                parent, slot, vt, ..
+            } = self.nodes[k];
+            let kids = self.kids_of_mut(parent as usize);
+            if f <= now {
+                if kids.fit.contains(slot) {
+                    return;
+                }
+                kids.waiting.remove(slot);
+                kids.fit.set(slot, vt);
+            } else {
+                if kids.waiting.key_of(slot) == Some(f) {
+                    return;
+                }
+                kids.fit.remove(slot);
+                kids.waiting.set(slot, f);
+            }
+            k = parent as usize;
+        }
+    }
+
+    /// Moves the children of `p` whose fit time has come from `waiting` to `fit`.
+    fn promote(&mut self, p: usize, now: u64) {
+        if !self.limits {
+            return;
+        }
+        let at = self.nodes[p].kids as usize;
+        while let Some((slot, f)) = self.kids[at].waiting.peek()
+            && f <= now
+        {
+            let vt = self.nodes[self.kids[at].ids[slot as usize] as usize].vt;
+            let kids = &mut self.kids[at];
+            kids.waiting.remove(slot);
+            kids.fit.set(slot, vt);
+        }
+    }
+
+    /// Removes active class `k` and every ancestor left without an active child from
+    /// their parents' sets (recording `cvtoff`); returns the lowest ancestor still active
+    /// (or the root).
+    fn leave(&mut self, mut k: usize) -> usize {
+        loop {
+            let Node {
+                parent, slot, vt, ..
+            } = self.nodes[k];
+            self.nodes[k].active = false;
+            let p = parent as usize;
+            let kids = self.kids_of_mut(p);
+            kids.fit.remove(slot);
+            kids.waiting.remove(slot);
+            kids.latest.remove(slot);
+            kids.cvtoff = kids.cvtoff.max(vt);
+            if p == ROOT || kids.any_active() {
+                return p;
+            }
+            k = p;
+        }
+    }
+
+    /// Leaf `leaf` was served `len` bytes at `now` (by either criterion); `emptied` says
+    /// whether it has no packet left. `w` grows for the leaf and every ancestor, active
+    /// classes get their new virtual and fit times (Fig. 7), an emptied leaf leaves the
+    /// active sets with the ancestors it leaves without an active child.
+    pub(super) fn served(&mut self, leaf: usize, len: u64, now: u64, emptied: bool) {
+        let mut k = leaf;
+        while k != ROOT {
+            let n = &mut self.nodes[k];
+            n.total += len;
+            if n.active {
+                n.vt = n.virtual_curve.y2x(n.total);
+                if n.limited {
+                    n.myf = self.shapes[k].limit_curve.y2x(n.total);
+                }
+            }
+            k = n.parent as usize;
+        }
+        let from = if emptied && self.nodes[leaf].active {
+            self.leave(leaf)
+        } else {
+            leaf
+        };
+        self.refresh_from(from, now);
+    }
+
+    /// Leaf `leaf` lost its last packet without being served (push-out) at or after
+    /// `now`.
+    pub(super) fn deactivate(&mut self, leaf: usize, now: u64) {
+        if self.nodes[leaf].active {
+            let from = self.leave(leaf);
+            self.refit_from(from, now);
+        }
+    }
+
+    /// The link-sharing choice at `now`: from the root, the fitting active child with
+    /// the smallest virtual time (smaller class id on ties), down to a leaf.
+    pub(super) fn select(&mut self, now: u64) -> Option<usize> {
+        let mut p = ROOT;
+        loop {
+            self.promote(p, now);
+            let kids = self.kids_of_mut(p);
+            let (slot, vt) = kids.fit.peek()?;
+            kids.cvtmin = kids.cvtmin.max(vt);
+            let c = kids.ids[slot as usize] as usize;
+            if self.is_leaf(c) {
+                return Some(c);
+            }
+            p = c;
+        }
+    }
+
+    /// When the link-sharing criterion can next serve a packet.
+    pub(super) fn poll_at(&self, now: u64) -> PollAt {
+        let root = self.kids_of(ROOT);
+        if !root.fit.is_empty() {
+            return PollAt::Now;
+        }
+        match root.waiting.peek() {
+            None => PollAt::Idle,
+            Some((_, f)) if f <= now => PollAt::Now,
+            Some((_, f)) => PollAt::At(Instant(f)),
+        }
+    }
+
+    /// `v_i` of an active class.
+    pub(super) fn virtual_time(&self, c: usize) -> Option<u64> {
+        let n = self.nodes.get(c)?;
+        (c != ROOT && n.active).then_some(n.vt)
+    }
+
+    /// `w_i`: bytes served to class `c` and its descendants by either criterion.
+    pub(super) fn total(&self, c: usize) -> u64 {
+        self.nodes.get(c).map_or(0, |n| n.total)
+    }
+
+    /// Checks the sets against the classes: a class is active exactly when it has an
+    /// `ls` curve and an active child (a leaf: when `backlogged`), it is in its parent's
+    /// `latest` and in exactly one of `fit` and `waiting`, with keys equal to its
+    /// virtual time and fit time, and a class in `fit` fits at `now`; `w` of an interior
+    /// class is the sum over its children.
+    pub(super) fn check(&self, backlogged: impl Fn(usize) -> bool, now: u64) -> Result<(), String> {
+        for (k, n) in self.nodes.iter().enumerate().skip(1) {
+            let kids = self.kids_of(n.parent as usize);
+            let expect_active = self.has(k)
+                && if self.is_leaf(k) {
+                    backlogged(k)
+                } else {
+                    self.kids_of(k).any_active()
+                };
+            if n.active != expect_active {
+                return Err(format!("class {k}: active = {}", n.active));
+            }
+            if !self.is_leaf(k) {
+                let sum: u64 = self
+                    .kids_of(k)
+                    .ids
+                    .iter()
+                    .map(|&c| self.nodes[c as usize].total)
+                    .sum();
+                if sum != n.total {
+                    return Err(format!("class {k}: w = {} but children sum {sum}", n.total));
+                }
+            }
+            let (fit, waiting, latest) = (
+                kids.fit.key_of(n.slot),
+                kids.waiting.key_of(n.slot),
+                kids.latest.key_of(n.slot),
+            );
+            if !n.active {
+                if fit.is_some() || waiting.is_some() || latest.is_some() {
+                    return Err(format!("passive class {k} is in its parent's sets"));
+                }
+                continue;
+            }
+            if n.vt != n.virtual_curve.y2x(n.total) || latest != Some(!n.vt) {
+                return Err(format!("class {k}: stale virtual time"));
+            }
+            let f = self.fit_time(k);
+            match (fit, waiting) {
+                (Some(v), None) if v == n.vt && f <= now => {}
+                (None, Some(key)) if key == f => {}
+                _ => {
+                    return Err(format!(
+                        "class {k}: fit {fit:?}, waiting {waiting:?}, v = {}, f = {f}",
+                        n.vt
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

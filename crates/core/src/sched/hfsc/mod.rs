@@ -1,0 +1,347 @@
+//! H-FSC: the Hierarchical Fair Service Curve scheduler (H-FSC paper, §III–V; the
+//! curves and equations are restated in `papers/NOTES.md`), with the separate real-time,
+//! link-sharing and upper-limit curves of deployed H-FSC (Linux `sch_hfsc.c`, ALTQ).
+//!
+//! # The algorithm
+//!
+//! H-FSC guarantees each leaf its real-time service curve — decoupling delay from
+//! bandwidth, since curves may be concave — and shares the rest of the link among the
+//! hierarchy by the classes' link-sharing curves. Two criteria (Fig. 5):
+//!
+//! * **Real-time** (module `realtime`): every backlogged leaf with an `rt` curve has an
+//!   eligible time `e_i` and a deadline `d_i`. If some leaf has `e_i <= now`, the one with
+//!   the smallest `d_i` sends its head packet; then `c_i += len` and `e_i`, `d_i` are
+//!   recomputed from the new head: `e_i = E_i^{-1}(c_i)`, `d_i = D_i^{-1}(c_i + l)`.
+//!   `c_i` counts only real-time service. The deadline curve is updated when the leaf
+//!   becomes backlogged at `a`: `D_i(t) <- min(D_i(t), S_i(t - a) + c_i(a))` (Eq. 7,
+//!   Fig. 9); the eligible curve `E_i` is `D_i` for a concave `S_i` and the line of slope
+//!   `m2` from `D_i`'s anchor otherwise (Eq. 11).
+//! * **Link-sharing** (module `linkshare`), used only when no leaf is eligible: from the
+//!   root, repeatedly take the active child with the smallest virtual time that fits its
+//!   upper limit, down to a leaf, and send its head. Only `d_i` is recomputed (Fig. 6b):
+//!   link-sharing service does not change `c_i`, so it never delays the leaf's later
+//!   deadlines (non-punishment).
+//!
+//! Either way `w` (bytes served by both criteria) grows for the leaf and every ancestor,
+//! and the virtual times of the active ones follow: `v_i = V_i^{-1}(w_i)` (Fig. 7). The
+//! virtual curve is updated when the class becomes active:
+//! `V_i(v) <- min(V_i(v), S_i(v - vs_p) + w_i)` (Eq. 12), anchored at the parent's system
+//! virtual time `vs_p = (v_min + v_max) / 2`; module `linkshare` documents `vs_p` exactly,
+//! including what it is when the parent has no other active child (the largest virtual
+//! time any child had when it last left: every child starts the parent's new active
+//! period afresh).
+//!
+//! The upper limit: a class with a `ul` curve `U_i` anchored at `(a, w_i(a))` when it
+//! becomes active is not chosen by link-sharing before its fit time `U_i^{-1}(w_i)`; an
+//! interior class fits when it and one of its active children fit. With an upper limit
+//! H-FSC is not work-conserving: `dequeue` may return `None` while packets wait, and
+//! [`Scheduler::poll_at`] says `At(t)` with `t` the earliest of the next eligible time and
+//! the next fit time at the root, the first instant at which either criterion can send.
+//! A leaf with only an `rt` curve also makes H-FSC non-work-conserving: it is served only
+//! by the real-time criterion, at its eligible times.
+//!
+//! Ties are broken by the smaller class id, at every level and in the real-time
+//! criterion, so runs are deterministic.
+//!
+//! # Parameters
+//!
+//! From each [`ClassSpec`](crate::hierarchy::ClassSpec) (curves are two-piece
+//! `(m1, d, m2)`: slopes in bit/s, `d` in ns; see [`crate::curve`]):
+//!
+//! | field | meaning | default |
+//! |---|---|---|
+//! | `rt` | real-time curve `S_i` (Eq. 7, 11); **leaves only** | none |
+//! | `ls` | link-sharing curve, the virtual curve's shape (Eq. 12) | see below |
+//! | `ul` | upper-limit curve; only limits link-sharing | none |
+//! | `rate` | gives the default `ls = linear(rate)` | |
+//! | `weight` | gives the default `ls` when `rate` is absent | 1 |
+//!
+//! A class may have only `rt`, only `ls`, or both, as in Linux and the BSDs. A class with
+//! neither gets `ls = linear(rate)` if it has a `rate`, else `ls = linear(share)`, its
+//! weighted share of its parent's long-term link-sharing rate (the `m2` of the parent's
+//! `ls`, the link rate for children of the link): `parent rate · weight / sum of the
+//! weights of it and its siblings`, rounded down, at least 1 bit/s, computed top-down.
+//! So a scenario written for HLS, HTB or DRR runs under H-FSC unchanged. A class with `rt`
+//! and no `ls` takes no part in link-sharing: it is never chosen by the link-sharing
+//! criterion, it is not counted among its parent's active children (for `vs_p`), and a
+//! `ul` on it has no effect. Its service still counts in its ancestors' `w`.
+//!
+//! Two `rt` curves are refused ([`BuildError`], naming the class and the fix): one on a
+//! class with children (real-time guarantees are per leaf), and a convex one whose first
+//! segment is not flat (`0 < m1 < m2`): its deadline curve does not stay two-piece
+//! (paper, §IV), so its guarantee could not be kept exactly. `(umax, dmax, rate)` writes
+//! convex curves with `m1 = 0`, which are exact. Packets longer than the class's `max_packet` never reach
+//! H-FSC ([`crate::Qdisc`] drops them); Thm. 2's `t_max` is the transmission time of the
+//! longest packet any class may send.
+//!
+//! # Deviations from the paper and from Linux
+//!
+//! * Separate `rt`, `ls`, `ul` curves (the paper has one curve per class; with `rt = ls`
+//!   this is the paper's algorithm). Thms. 1–2 hold whatever the `ls` and `ul` curves.
+//!   Thm. 3 is the paper's for one curve per leaf; with different `rt` and `ls` curves
+//!   the real-time criterion can serve a leaf faster than its link-sharing share (say
+//!   `rt` 9 Mbit/s, `ls` 1 Mbit/s beside an `ls`-only sibling of 1 Mbit/s on 10 Mbit/s),
+//!   and sibling virtual times then drift apart without bound.
+//! * **The deadline curve of a linear or convex `rt` curve follows Eq. 7 exactly**, where
+//!   Fig. 9 (and Linux, ALTQ) keeps the old curve whenever it lies below the new anchor.
+//!   A class served ahead of its deadline curve (by its eligible curve, Eq. 11) that idles
+//!   and returns between the two curves would keep earlier deadlines than Eq. 7 gives,
+//!   which admission control does not count, and other classes could then miss theirs by
+//!   more than `t_max` (Thm. 2): the property tests found such a case. See module
+//!   `realtime`. The virtual and upper-limit curves keep Fig. 9's update: no guarantee
+//!   rests on their exactness (the Thm. 3 bounds of `tests/hfsc_props.rs` hold with it).
+//! * `vs_p` guards `v_min` with Linux's `cvtmin` when upper limits hold children back,
+//!   and a parent's new active period starts at Linux's `cvtoff` (module `linkshare`).
+//!   Linux also lifts the virtual time of a class that lags behind `cvtmin` (`cl_vtadj`);
+//!   we do not: without `ul` no class ever lags behind it, and with `ul` the lag of a
+//!   limited class is what makes it first in line whenever its limit allows.
+//! * A class with only a `ul` curve gets the default `ls` (Linux refuses a class with
+//!   neither `rt` nor `ls`, and such a class could never send).
+//! * The first activation anchors each curve at the activation point (the paper's
+//!   "initialised to `S_i`"); Linux anchors at `(0, 0)` at creation and min-updates.
+//! * Exact integer curves ([`crate::curve`]): no fixed-point slopes, no clock ticks.
+//! * O(log n) selection in both criteria (below); Linux scans its eligible tree for the
+//!   smallest deadline and its virtual-time trees for the first class that fits.
+//!
+//! # Cost
+//!
+//! Per packet, O(log n) for the real-time criterion (two indexed heaps over the leaves:
+//! one by eligible time for leaves not yet eligible, one by deadline for eligible ones,
+//! each leaf moving from the first to the second once per real-time service) and
+//! O(depth · log k) for link-sharing (three indexed heaps per interior class over its `k`
+//! children: fitting children by virtual time, children held back by fit time, and all
+//! active children by largest virtual time, for `v_max`), and O(depth) curve lookups.
+//! Moves between the two real-time heaps and from "held back" to "fitting" are paid once
+//! per change of an eligible or fit time, so these bounds are amortised per packet.
+//! No allocation after construction except queue growth.
+//!
+//! # Verification
+//!
+//! `tests/hfsc.rs` traces small cases by hand (deadlines of a concave curve,
+//! non-punishment against SCED, upper limits and `poll_at`, `vs_p`, defaults) and checks
+//! [`Hfsc::check_invariants`] after every operation of random runs; `tests/hfsc_props.rs`
+//! checks Thms. 1–3 and the HMM-fair long-run rates on random admissible hierarchies.
+
+mod config;
+mod linkshare;
+mod realtime;
+
+use std::collections::VecDeque;
+
+pub use config::Curves;
+
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind};
+use crate::hierarchy::{ClassId, ClassTree};
+use crate::units::{Bytes, Instant};
+use linkshare::LinkSharing;
+use realtime::RealTime;
+
+/// The H-FSC scheduler. See the [module docs](self).
+#[derive(Debug)]
+pub struct Hfsc<P> {
+    curves: Vec<Curves>,
+    /// Which criteria each class takes part in, by class index (read on every packet;
+    /// kept apart from the criteria's larger per-class state).
+    roles: Vec<Roles>,
+    rt: RealTime,
+    ls: LinkSharing,
+    /// Each leaf's FIFO (empty for other classes).
+    queues: Vec<VecDeque<P>>,
+    /// Packets queued in all leaves.
+    queued: usize,
+    /// The latest instant seen (for `remove_newest`, which is not given one).
+    last_now: u64,
+    work_conserving: bool,
+}
+
+impl<P: Packet> Hfsc<P> {
+    /// H-FSC for `tree`. Fails if a class with children has an `rt` curve; the message
+    /// names every such class and says how to fix it.
+    pub fn new(tree: &ClassTree) -> Result<Hfsc<P>, BuildError> {
+        let curves = config::resolve(tree).map_err(|message| BuildError {
+            kind: SchedulerKind::Hfsc,
+            message,
+        })?;
+        let rt = RealTime::new(curves.iter().map(|c| c.rt));
+        let ls = LinkSharing::new(tree, &curves);
+        let rt_only_leaf = tree.leaves().iter().any(|l| curves[l.index()].ls.is_none());
+        let work_conserving = !rt_only_leaf && !ls.any_limit();
+        let roles = curves
+            .iter()
+            .map(|c| Roles {
+                rt: c.rt.is_some(),
+                ls: c.ls.is_some(),
+            })
+            .collect();
+        Ok(Hfsc {
+            roles,
+            curves,
+            rt,
+            ls,
+            queues: (0..tree.len()).map(|_| VecDeque::new()).collect(),
+            queued: 0,
+            last_now: 0,
+            work_conserving,
+        })
+    }
+
+    /// The curves used for `class`, defaults applied, or `None` if it is not a class of
+    /// the tree.
+    pub fn curves(&self, class: ClassId) -> Option<&Curves> {
+        self.curves.get(class.index())
+    }
+
+    /// The deadline `d_i` of the head packet of `leaf` (the instant by which its last
+    /// bit is due, Eq. 7), if the leaf has an `rt` curve and is backlogged. It does not
+    /// change while the packet stays at the head.
+    pub fn deadline(&self, leaf: ClassId) -> Option<Instant> {
+        self.rt.times(leaf.index()).map(|(_, d)| Instant(d))
+    }
+
+    /// The eligible time `e_i` of `leaf` (Eq. 11), if it has an `rt` curve and is
+    /// backlogged.
+    pub fn eligible_time(&self, leaf: ClassId) -> Option<Instant> {
+        self.rt.times(leaf.index()).map(|(e, _)| Instant(e))
+    }
+
+    /// The virtual time `v_i` of `class` (ns of its parent's virtual time, Eq. 12) while
+    /// it is active for link-sharing.
+    pub fn virtual_time(&self, class: ClassId) -> Option<u64> {
+        self.ls.virtual_time(class.index())
+    }
+
+    /// `w_i`: bytes served to `class` (its leaves, for an interior class) by both
+    /// criteria (Linux's `work`).
+    pub fn work(&self, class: ClassId) -> Bytes {
+        Bytes(self.ls.total(class.index()))
+    }
+
+    /// `c_i`: bytes served to `leaf` by the real-time criterion (Linux's `rtwork`).
+    pub fn rt_work(&self, leaf: ClassId) -> Bytes {
+        Bytes(self.rt.cumul(leaf.index()))
+    }
+
+    /// Checks the internal invariants (for tests; O(n)): both criteria's ordered sets
+    /// hold exactly the backlogged classes with the keys their curves give, every
+    /// class's `w` is the sum of its children's, and the fitting sets hold only classes
+    /// that fit at the latest instant seen.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let backlogged = |c: usize| !self.queues[c].is_empty();
+        let head = |c: usize| {
+            self.queues[c]
+                .front()
+                .map_or(0, |p| u64::from(p.wire_len()))
+        };
+        self.rt.check(backlogged, head)?;
+        self.ls.check(backlogged, self.last_now)?;
+        let queued: usize = self.queues.iter().map(VecDeque::len).sum();
+        if queued != self.queued {
+            return Err(format!(
+                "{queued} packets queued, count says {}",
+                self.queued
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether a class has an `rt` curve and whether it takes part in link-sharing.
+#[derive(Clone, Copy, Debug)]
+struct Roles {
+    rt: bool,
+    ls: bool,
+}
+
+/// The earlier of two answers of `poll_at`.
+fn earlier(a: PollAt, b: PollAt) -> PollAt {
+    match (a, b) {
+        (PollAt::Now, _) | (_, PollAt::Now) => PollAt::Now,
+        (PollAt::At(x), PollAt::At(y)) => PollAt::At(x.min(y)),
+        (PollAt::At(t), PollAt::Idle) | (PollAt::Idle, PollAt::At(t)) => PollAt::At(t),
+        (PollAt::Idle, PollAt::Idle) => PollAt::Idle,
+    }
+}
+
+impl<P: Packet> Scheduler<P> for Hfsc<P> {
+    fn name(&self) -> &'static str {
+        "hfsc"
+    }
+
+    fn is_work_conserving(&self) -> bool {
+        self.work_conserving
+    }
+
+    fn enqueue(
+        &mut self,
+        now: Instant,
+        class: ClassId,
+        pkt: P,
+        _evicted: &mut Vec<Dropped<P>>,
+    ) -> Enqueue<P> {
+        let c = class.index();
+        self.last_now = now.0;
+        let len = u64::from(pkt.wire_len());
+        let was_empty = self.queues[c].is_empty();
+        self.queues[c].push_back(pkt);
+        self.queued += 1;
+        if was_empty {
+            let roles = self.roles[c];
+            if roles.rt {
+                self.rt.activate(c, now.0, len);
+            }
+            if roles.ls {
+                self.ls.activate(c, now.0);
+            }
+        }
+        Enqueue::Queued
+    }
+
+    fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
+        self.last_now = now.0;
+        if self.queued == 0 {
+            return None;
+        }
+        let (c, realtime) = match self.rt.select(now.0) {
+            Some(c) => (c, true),
+            None => (self.ls.select(now.0)?, false),
+        };
+        let pkt = self.queues[c]
+            .pop_front()
+            .expect("a selected leaf is backlogged");
+        self.queued -= 1;
+        let len = u64::from(pkt.wire_len());
+        let next = self.queues[c].front().map(|p| u64::from(p.wire_len()));
+        if self.roles[c].rt {
+            if realtime {
+                self.rt.served_by_rt(c, len, now.0, next);
+            } else {
+                self.rt.served_by_ls(c, next);
+            }
+        }
+        self.ls.served(c, len, now.0, next.is_none());
+        Some(Dequeued {
+            pkt,
+            class: ClassId(c as u32),
+        })
+    }
+
+    fn poll_at(&self, now: Instant) -> PollAt {
+        if self.queued == 0 {
+            return PollAt::Idle;
+        }
+        earlier(self.rt.poll_at(now.0), self.ls.poll_at(now.0))
+    }
+
+    fn remove_newest(&mut self, class: ClassId) -> Option<P> {
+        let c = class.index();
+        let pkt = self.queues.get_mut(c)?.pop_back()?;
+        self.queued -= 1;
+        if self.queues[c].is_empty() {
+            if self.roles[c].rt {
+                self.rt.remove(c);
+            }
+            self.ls.deactivate(c, self.last_now);
+        }
+        Some(pkt)
+    }
+}
