@@ -236,7 +236,7 @@ impl RuntimeCurve {
             let replace = if sc.has_sloped_convex_start() {
                 self.x2y(x) >= y
             } else {
-                self.eligible(sc).x2y(x) > y
+                self.line_above(x, y)
             };
             if replace {
                 *self = RuntimeCurve::new(sc, x, y);
@@ -272,6 +272,20 @@ impl RuntimeCurve {
             m1: sc.m1,
             m2: sc.m2,
         };
+    }
+
+    /// Whether the line of slope `m2` from the anchor is strictly above `y` at `x`,
+    /// compared exactly (`m2 · (x − x0)` against `(y − y0) · 8e9`, in `u128`), not
+    /// through the rounded-down value `x2y` would give.
+    fn line_above(&self, x: u64, y: u64) -> bool {
+        match (x.checked_sub(self.x), y.checked_sub(self.y)) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(dt), Some(dy)) => {
+                u128::from(self.m2.0) * u128::from(dt)
+                    > u128::from(dy) * 8 * u128::from(NANOS_PER_SEC)
+            }
+        }
     }
 
     /// The eligible curve of a deadline curve (H-FSC paper, Eq. 11): the deadline curve
