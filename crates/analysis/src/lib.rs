@@ -2,6 +2,9 @@
 //!
 //! Nothing here is on the packet path, so floats are allowed.
 //!
+//! * [`admission`]: admission control for service curves (sums of `rt` curves below the
+//!   link, `ls` children within their parent, `ul` between `rt` and the link) and
+//!   H-FSC delay bounds (Thm. 2).
 //! * [`bounds`]: fairness (alpha) and transmission-gap (gamma) bounds of HLS and HDRR
 //!   (Theorems 3–6).
 //! * [`maxmin`]: weighted max-min fair shares (HLS paper, Alg. 1) and hierarchical
@@ -9,6 +12,7 @@
 //! * [`quality`]: link-sharing quality measured from a packet log (empirical HMM(alpha),
 //!   transmission gaps).
 
+pub mod admission;
 pub mod bounds;
 pub mod maxmin;
 pub mod quality;

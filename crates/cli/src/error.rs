@@ -3,7 +3,7 @@
 //! | status | meaning |
 //! | --- | --- |
 //! | 0 | success |
-//! | 1 | internal error: a bug in linkshare (please report it) |
+//! | 1 | internal error: a bug in linkshare (please report it); for `check`: the scenario is not admissible |
 //! | 2 | the input is wrong (scenario problems, bad options) or the environment refused (I/O) |
 //!
 //! Command-line usage errors are reported by `clap`, also with status 2.
@@ -29,6 +29,9 @@ pub enum Failure {
     /// The simulator refused a scenario the loader accepted (status 2): its message names
     /// the flow, link or hop concerned.
     Simulator(String),
+    /// `check` found the scenario not admissible (status 1); the message is the verdict,
+    /// the findings were printed on stdout.
+    Inadmissible(String),
     /// A bug (status 1).
     Internal(String),
 }
@@ -42,7 +45,7 @@ impl Failure {
     /// The process exit status for this failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Internal(_) => 1,
+            Failure::Internal(_) | Failure::Inadmissible(_) => 1,
             Failure::Problems(_) | Failure::Io { .. } | Failure::Simulator(_) => 2,
         }
     }
@@ -56,6 +59,7 @@ impl fmt::Display for Failure {
             Failure::Simulator(msg) => {
                 write!(f, "error: the simulator cannot run this scenario: {msg}")
             }
+            Failure::Inadmissible(msg) => write!(f, "{msg}"),
             Failure::Internal(msg) => write!(
                 f,
                 "internal error: {msg}; this is a bug in linkshare, please report it"

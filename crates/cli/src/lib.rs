@@ -4,10 +4,12 @@
 //!   [`linkshare_sim::config::SimConfig`] or a list of problems with file positions.
 //! * [`output`]: `summary.json`, the CSVs, the plots and the terminal tables of a run.
 //! * [`plot`]: a small SVG line-chart library.
-//! * [`commands`]: `demo`, `run`, `compare`, `validate`, `alloc`, `bounds`, `repro`.
+//! * [`commands`]: `demo`, `run`, `compare`, `validate`, `alloc`, `bounds`, `check`,
+//!   `repro`.
 //! * [`reference`]: intervals of constant demand and their reference (HMM-fair)
 //!   allocation.
-//! * [`error`]: failures and exit statuses (0 success, 1 internal error, 2 bad input).
+//! * [`error`]: failures and exit statuses (0 success, 1 internal error or, for `check`,
+//!   not admissible, 2 bad input).
 #![warn(missing_docs)]
 
 pub mod commands;
@@ -49,6 +51,10 @@ pub enum Command {
     Alloc(commands::alloc::AllocArgs),
     /// Print the fairness and transmission-gap bounds of HLS and HDRR for each link.
     Bounds(commands::bounds::BoundsArgs),
+    /// Admission control: check every link's service curves (rt within the link, ls
+    /// within parents, ul between rt and the link) and print each leaf's delay bound.
+    /// Exit status 0 when admissible, 1 when not, 2 for an invalid scenario.
+    Check(commands::check::CheckArgs),
     /// Reproduce a result of a paper (run without NAME to list them).
     Repro(commands::repro::ReproArgs),
 }
@@ -95,6 +101,7 @@ fn dispatch(command: &Command) -> Result<(), Failure> {
         Command::Validate(a) => commands::validate::run(a),
         Command::Alloc(a) => commands::alloc::run(a),
         Command::Bounds(a) => commands::bounds::run(a),
+        Command::Check(a) => commands::check::run(a),
         Command::Repro(a) => commands::repro::run(a),
     }
 }

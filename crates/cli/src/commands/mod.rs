@@ -3,6 +3,7 @@
 
 pub mod alloc;
 pub mod bounds;
+pub mod check;
 pub mod compare;
 pub mod demo;
 pub mod describe;

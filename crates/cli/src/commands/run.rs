@@ -37,6 +37,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         let kind = parse_scheduler(name, "--scheduler")?;
         scenario.set_scheduler(kind, "--scheduler")?;
     }
+    for warning in super::check::warnings(&scenario) {
+        eprintln!("warning: {warning}");
+    }
     let out = args
         .out
         .clone()

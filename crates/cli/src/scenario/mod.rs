@@ -12,6 +12,7 @@
 //! [`linkshare_core::hierarchy::ClassTree::build`], whose errors carry the positions
 //! the loader recorded.
 
+mod best_effort;
 mod build;
 mod format;
 mod problem;
@@ -21,10 +22,13 @@ mod trace;
 use std::path::Path;
 use std::sync::Arc;
 
+use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::SchedulerKind;
+use linkshare_core::units::Bytes;
 use linkshare_sim::config::SimConfig;
 use toml::de::DeTable;
 
+pub use best_effort::BestEffort;
 pub(crate) use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 
@@ -53,6 +57,19 @@ pub struct Scenario {
     pub layout: Layout,
     /// What to simulate.
     pub config: SimConfig,
+    /// What the file says about each link beyond [`SimConfig`], in the order of
+    /// `config.links`.
+    pub link_notes: Vec<LinkNotes>,
+}
+
+/// What a scenario file says about a link that the simulator does not need but admission
+/// control (`linkshare check`) does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkNotes {
+    /// The link's `best_effort` parameters, whose curves the loader gave every leaf.
+    pub best_effort: Option<BestEffort>,
+    /// The `umax` of each `rt` curve written as `{ umax, dmax, rate }`, by class.
+    pub rt_bursts: Vec<(ClassId, Bytes)>,
 }
 
 impl Scenario {

@@ -30,6 +30,7 @@
 pub mod cbq;
 pub mod drr;
 pub mod fifo;
+pub mod fsc;
 pub mod hdrr;
 pub mod hfsc;
 pub mod hls;

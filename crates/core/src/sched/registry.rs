@@ -6,6 +6,7 @@ use std::str::FromStr;
 use super::cbq::Cbq;
 use super::drr::Drr;
 use super::fifo::Fifo;
+use super::fsc::Fsc;
 use super::hdrr::Hdrr;
 use super::hfsc::Hfsc;
 use super::hls::Hls;
@@ -36,6 +37,8 @@ pub enum SchedulerKind {
     Cbq,
     /// [`super::hfsc::Hfsc`].
     Hfsc,
+    /// [`super::fsc::Fsc`].
+    Fsc,
     /// [`super::wf2q::Wf2q`].
     Wf2q,
     /// [`super::hwf2q::Hwf2q`].
@@ -57,6 +60,7 @@ impl SchedulerKind {
         SchedulerKind::Htb,
         SchedulerKind::Cbq,
         SchedulerKind::Hfsc,
+        SchedulerKind::Fsc,
         SchedulerKind::Wf2q,
         SchedulerKind::Hwf2q,
         SchedulerKind::Sced,
@@ -74,6 +78,7 @@ impl SchedulerKind {
             SchedulerKind::Htb => "htb",
             SchedulerKind::Cbq => "cbq",
             SchedulerKind::Hfsc => "hfsc",
+            SchedulerKind::Fsc => "fsc",
             SchedulerKind::Wf2q => "wf2q",
             SchedulerKind::Hwf2q => "hwf2q",
             SchedulerKind::Sced => "sced",
@@ -159,6 +164,7 @@ pub fn build<P: Packet + 'static>(
         SchedulerKind::Htb => Box::new(Htb::new(tree)?),
         SchedulerKind::Cbq => Box::new(Cbq::new(tree)),
         SchedulerKind::Hfsc => Box::new(Hfsc::new(tree)?),
+        SchedulerKind::Fsc => Box::new(Fsc::new(tree)),
         SchedulerKind::Wf2q => {
             Box::new(Wf2q::new(tree).map_err(|message| BuildError { kind, message })?)
         }

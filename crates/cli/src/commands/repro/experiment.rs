@@ -26,7 +26,7 @@ use linkshare_sim::config::{LinkId, SimConfig};
 use linkshare_sim::result::DelayLog;
 
 use super::{Options, stdout_failure};
-use crate::commands::simulate;
+use crate::commands::{print_files, simulate};
 use crate::error::Failure;
 use crate::output::quality::{measured_rates, short_secs};
 use crate::output::summary::Summary;
@@ -62,6 +62,8 @@ pub struct VariantRuns {
     /// Each scheduler that ran, with the rate of every class (by id index) in every
     /// window, bit/s (`None` when the run kept no per-packet records).
     pub runs: Vec<(SchedulerKind, Option<Vec<Vec<f64>>>)>,
+    /// The result of each run, in the order of `runs`, by scheduler name.
+    pub results: Vec<(String, RunResult)>,
     /// The files written.
     pub written: Written,
 }
@@ -177,15 +179,16 @@ pub fn run_variant(
         reference,
         windows,
         runs,
+        results,
         written,
     };
     let title = out.scenario.name.clone();
     out.written
-        .write(dir, "compare.csv", csv::compare(&results).as_bytes())?;
-    let throughput = plots::compare_throughput(&title, &results).render();
+        .write(dir, "compare.csv", csv::compare(&out.results).as_bytes())?;
+    let throughput = plots::compare_throughput(&title, &out.results).render();
     out.written
         .write(dir, "throughput.svg", throughput.as_bytes())?;
-    let cdf = plots::compare_delay_cdf(&title, &results).render();
+    let cdf = plots::compare_delay_cdf(&title, &out.results).render();
     out.written.write(dir, "delay_cdf.svg", cdf.as_bytes())?;
     let reference = reference_chart(&title, &out).render();
     out.written
@@ -377,6 +380,35 @@ pub fn print_variant(out: &mut dyn Write, v: &VariantRuns) -> Result<(), Failure
         worst.join(", ")
     );
     out.write_all(text.as_bytes()).map_err(stdout_failure)
+}
+
+/// Prints `lines`, one per line: a reproduction's header (what the paper claims, what
+/// was reconstructed).
+pub fn header(out: &mut dyn Write, lines: &[&str]) -> Result<(), Failure> {
+    for l in lines {
+        writeln!(out, "{l}").map_err(stdout_failure)?;
+    }
+    Ok(())
+}
+
+/// Prints the files written by `runs`, grouped by directory.
+pub fn footer(out: &mut dyn Write, runs: &[VariantRuns]) -> Result<(), Failure> {
+    let files: Vec<_> = runs
+        .iter()
+        .flat_map(|v| v.written.files.iter().cloned())
+        .collect();
+    writeln!(out, "\nfiles written:")
+        .and_then(|()| print_files(out, &files))
+        .map_err(stdout_failure)
+}
+
+/// The directory of a variant's outputs: `opts.out/<name>`, or `opts.out` for a
+/// reproduction without variants.
+pub fn variant_dir(opts: &Options, v: &Variant) -> std::path::PathBuf {
+    match v.name {
+        Some(name) => opts.out.join(name),
+        None => opts.out.clone(),
+    }
 }
 
 /// Prints the schedulers the reproduction needs that this build lacks.

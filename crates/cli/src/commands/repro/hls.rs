@@ -5,10 +5,10 @@ use std::io::Write;
 use linkshare_core::sched::SchedulerKind;
 
 use super::experiment::{
-    Variant, VariantRuns, print_missing, print_variant, run_variant, schedulers, span,
+    Variant, VariantRuns, footer, header, print_missing, print_variant, run_variant, schedulers,
+    span, variant_dir,
 };
 use super::{Options, stdout_failure};
-use crate::commands::print_files;
 use crate::error::Failure;
 use crate::output::table::TextTable;
 
@@ -58,31 +58,6 @@ const CHOSEN: &str = "Chosen here (the paper does not say): every class may borr
     r2q = 10 every quantum would be clamped to 200 000 B); greedy sources keep 2 packets \
     of 1000 B queued.";
 
-fn header(out: &mut dyn Write, lines: &[&str]) -> Result<(), Failure> {
-    for l in lines {
-        writeln!(out, "{l}").map_err(stdout_failure)?;
-    }
-    Ok(())
-}
-
-fn footer(out: &mut dyn Write, runs: &[VariantRuns]) -> Result<(), Failure> {
-    let files: Vec<_> = runs
-        .iter()
-        .flat_map(|v| v.written.files.iter().cloned())
-        .collect();
-    writeln!(out, "\nfiles written:")
-        .and_then(|()| print_files(out, &files))
-        .map_err(stdout_failure)
-}
-
-/// The directory of a variant's outputs.
-fn variant_dir(opts: &Options, v: &Variant) -> std::path::PathBuf {
-    match v.name {
-        Some(name) => opts.out.join(name),
-        None => opts.out.clone(),
-    }
-}
-
 /// `hls-exp1`.
 pub fn exp1(opts: &Options, out: &mut dyn Write) -> Result<(), Failure> {
     let (kinds, missing) = schedulers(&EXP12_SCHEDULERS, opts)?;
@@ -93,7 +68,9 @@ pub fn exp1(opts: &Options, out: &mut dyn Write) -> Result<(), Failure> {
              every leaf greedy with 1000 B packets, leaves going idle one after another.",
             "Reconstructed: the paper's guarantees and idle sequence did not survive \
              extraction; we use Fig. 1's guarantees (A1 100, A2 200, B1 100, B2 200, \
-             C 400 Mbit/s) and make C idle from 5 s, A2 from 10 s, B1 from 15 s; 20 s.",
+             C 400 Mbit/s) and make B1 idle from 5 s, B2 from 10 s, C from 15 s; 20 s \
+             (one of the few orders in which HTB can be HMM-fair throughout, as the \
+             paper reports; see the scenario file).",
             CHOSEN,
             "Paper: HLS (Fig. 7b) and HTB (Fig. 8d) follow the HMM-fair allocation at all \
              times; CBQ keeps the leaf guarantees, but A or B may fall below its guarantee \

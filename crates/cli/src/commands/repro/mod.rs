@@ -17,6 +17,8 @@
 
 mod analytic;
 pub mod experiment;
+mod fsc;
+mod hfsc;
 mod hls;
 
 use std::io::Write as _;
@@ -95,6 +97,26 @@ pub const ALL: &[Repro] = &[
         name: "hls-exp3",
         about: "HLS paper §VIII-D: on-off classes; is the allocation unique?",
         run: hls::exp3,
+    },
+    Repro {
+        name: "hfsc-delay",
+        about: "H-FSC paper Figs. 10, 11: audio and video delays under H-FSC and H-WF2Q+",
+        run: hfsc::delay,
+    },
+    Repro {
+        name: "hfsc-linkshare",
+        about: "H-FSC paper Fig. 12: an ON-OFF session's share goes to its siblings",
+        run: hfsc::linkshare,
+    },
+    Repro {
+        name: "sced-vs-fsc",
+        about: "H-FSC paper Fig. 3, FSC paper Figs. 3, 4: SCED starves, FSC shares",
+        run: fsc::sced_vs_fsc,
+    },
+    Repro {
+        name: "fsc-burst",
+        about: "FSC paper Fig. 5: burst delay against the preferred burst size (PBS)",
+        run: fsc::burst,
     },
 ];
 

@@ -7,15 +7,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use linkshare_core::hierarchy::{ClassTree, ConfigError, LinkSpec};
+use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
 use linkshare_core::sched::{self, Packet, SchedulerKind};
 use linkshare_core::units::Duration;
 use linkshare_sim::config::{FlowConfig, LinkConfig, MeasureConfig, NodeConfig, NodeId, SimConfig};
 
+use super::best_effort::{self, BestEffort};
 use super::format::{Document, Form, Header, LinkDef};
 use super::problem::{Problem, did_you_mean};
 use super::reader::{Ctx, Sp, Span};
-use super::{Layout, Scenario};
+use super::{Layout, LinkNotes, Scenario};
 use flow::{TraceCache, build_flow};
 
 /// At most this many measurement windows per run (`duration / window`).
@@ -34,6 +35,7 @@ struct BuiltLink<'d> {
     scheduler: SchedulerKind,
     from: Option<NodeId>,
     to: Option<NodeId>,
+    notes: LinkNotes,
 }
 
 /// Builds the scenario; `None` when problems were reported to `ctx`.
@@ -103,6 +105,7 @@ pub(crate) fn build(
         return None;
     }
     let header = header?;
+    let link_notes = links.iter().map(|b| b.notes.clone()).collect();
     let config = SimConfig {
         seed: header.seed,
         duration: header.duration.as_ref()?.value,
@@ -135,6 +138,7 @@ pub(crate) fn build(
         file: file.to_owned(),
         layout,
         config,
+        link_notes,
     })
 }
 
@@ -223,8 +227,8 @@ fn build_link<'d>(
         rate: rate.value,
         origin: Some(ctx.origin(&def.span)),
     };
-    let specs = def.classes.iter().map(|c| c.spec.clone()).collect();
-    let tree = match ClassTree::build(link, specs) {
+    let specs: Vec<ClassSpec> = def.classes.iter().map(|c| c.spec.clone()).collect();
+    let tree = match ClassTree::build(link.clone(), specs.clone()) {
         Ok(tree) => tree,
         Err(errors) => {
             for e in errors {
@@ -234,6 +238,15 @@ fn build_link<'d>(
             return None;
         }
     };
+    let tree = match &def.best_effort {
+        None => tree,
+        Some(be) => with_best_effort(ctx, def, &name, link, specs, &tree, be)?,
+    };
+    let rt_bursts = def
+        .classes
+        .iter()
+        .filter_map(|c| Some((tree.id_of(&c.spec.name)?, c.rt_burst?)))
+        .collect();
     let (scheduler, span) = match (&def.scheduler, default_scheduler) {
         (Some(s), _) | (None, Some(s)) => (s.value, s.span.clone()),
         (None, None) => (SchedulerKind::Fifo, def.span.clone()),
@@ -253,7 +266,74 @@ fn build_link<'d>(
         scheduler,
         from: None,
         to: None,
+        notes: LinkNotes {
+            best_effort: def.best_effort.as_ref().map(|b| b.value),
+            rt_bursts,
+        },
     })
+}
+
+/// The tree again, every leaf with its best-effort `ls` curve
+/// ([`best_effort`](super::best_effort)). A leaf that has its own `ls` is a problem: the
+/// two cannot both apply.
+fn with_best_effort(
+    ctx: &mut Ctx<'_>,
+    def: &LinkDef,
+    name: &str,
+    link: LinkSpec,
+    mut specs: Vec<ClassSpec>,
+    tree: &ClassTree,
+    be: &Sp<BestEffort>,
+) -> Option<ClassTree> {
+    let rates = best_effort::leaf_rates(tree);
+    let before = ctx.problems.len();
+    for (spec, class) in specs.iter_mut().zip(&def.classes) {
+        let Some(rate) = tree.id_of(&spec.name).and_then(|id| rates[id.index()]) else {
+            continue;
+        };
+        if spec.ls.is_some() {
+            let origin = spec.origin_of("ls").cloned();
+            ctx.problems.push(Problem {
+                origin,
+                field: Some(format!("{}.ls", class.path)),
+                problem: format!(
+                    "the link has `best_effort`, which gives every leaf its `ls` curve, and \
+                     leaf `{}` has its own",
+                    spec.name
+                ),
+                fix: format!(
+                    "remove `ls` from the class, or `best_effort` from `{}`",
+                    def.path
+                ),
+            });
+            continue;
+        }
+        match be.value.curve(rate) {
+            Some(c) => spec.ls = Some(c),
+            None => ctx.report(
+                &be.span,
+                &format!("{}.best_effort.bpr", def.path),
+                format!(
+                    "bpr {} times the rate {rate} of leaf `{}` is beyond 2^64 bit/s",
+                    be.value.bpr, spec.name
+                ),
+                "lower bpr",
+            ),
+        }
+    }
+    if ctx.problems.len() > before {
+        return None;
+    }
+    match ClassTree::build(link, specs) {
+        Ok(t) => Some(t),
+        Err(errors) => {
+            for e in errors {
+                let problem = class_problem(def, name, e);
+                ctx.problems.push(problem);
+            }
+            None
+        }
+    }
 }
 
 /// A packet type used only to ask the registry whether a discipline accepts a tree.

@@ -70,22 +70,31 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
         .get("limit")
         .and_then(|v| limit(ctx, &t.field("limit"), v))
         .map(|l| l.value);
-    spec.rt = t.get("rt").and_then(|v| curve(ctx, &t.field("rt"), v));
-    spec.ls = t.get("ls").and_then(|v| curve(ctx, &t.field("ls"), v));
-    spec.ul = t.get("ul").and_then(|v| curve(ctx, &t.field("ul"), v));
+    let rt = t.get("rt").and_then(|v| curve(ctx, &t.field("rt"), v));
+    spec.rt = rt.map(|(c, _)| c);
+    spec.ls = t
+        .get("ls")
+        .and_then(|v| curve(ctx, &t.field("ls"), v))
+        .map(|(c, _)| c);
+    spec.ul = t
+        .get("ul")
+        .and_then(|v| curve(ctx, &t.field("ul"), v))
+        .map(|(c, _)| c);
     Some(ClassDef {
         path: path.to_owned(),
         spec,
+        rt_burst: rt.and_then(|(_, umax)| umax),
     })
 }
 
 /// A service curve: a rate string (a line through the origin), `{ m1, d, m2 }` or
-/// `{ umax, dmax, rate }`.
-fn curve(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<ServiceCurve> {
+/// `{ umax, dmax, rate }`, with the `umax` of the latter form (the burst its delay bound
+/// is for).
+fn curve(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<(ServiceCurve, Option<Bytes>)> {
     if let DeValue::String(_) = v.get_ref() {
         return ctx
             .quantity::<Rate>(path, v, "a rate", "\"1mbit\"")
-            .map(|r| ServiceCurve::linear(r.value));
+            .map(|r| (ServiceCurve::linear(r.value), None));
     }
     if !matches!(v.get_ref(), DeValue::Table(_)) {
         ctx.wrong_type(
@@ -124,7 +133,7 @@ fn curve(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<ServiceCurve> {
             .and_then(|_| rate(ctx, "rate"));
         let (umax, dmax, r) = (umax?, dmax?, r?);
         return match ServiceCurve::from_umax_dmax_rate(umax.value, dmax.value, r.value) {
-            Ok(c) => Some(c),
+            Ok(c) => Some((c, Some(umax.value))),
             Err(e) => {
                 ctx.report(&t.span, path, e.to_string(), "");
                 None
@@ -156,9 +165,10 @@ fn curve(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<ServiceCurve> {
         }
     };
     let m2 = m2?.value;
-    Some(ServiceCurve {
+    let c = ServiceCurve {
         m1: m1.unwrap_or(m2),
         d: d?,
         m2,
-    })
+    };
+    Some((c, None))
 }

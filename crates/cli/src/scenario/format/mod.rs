@@ -13,6 +13,7 @@ use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_sim::config::SourceConfig;
 use toml::de::DeValue;
 
+use super::best_effort::{self, BestEffort};
 use super::problem::did_you_mean;
 use super::reader::{Ctx, Sp, Span, Table, Value};
 use class::read_class;
@@ -32,7 +33,14 @@ const SCENARIO_KEYS: &[&str] = &[
 ];
 
 /// Keys of the single-link form's `[link]`.
-const LINK_KEYS: &[&str] = &["rate", "delay", "overhead", "scheduler", "buffer"];
+const LINK_KEYS: &[&str] = &[
+    "rate",
+    "delay",
+    "overhead",
+    "scheduler",
+    "buffer",
+    "best_effort",
+];
 
 /// Keys of the topology form's `[[links]]`.
 const LINKS_KEYS: &[&str] = &[
@@ -44,6 +52,7 @@ const LINKS_KEYS: &[&str] = &[
     "overhead",
     "scheduler",
     "buffer",
+    "best_effort",
     "class",
 ];
 
@@ -103,6 +112,8 @@ pub(crate) struct LinkDef {
     pub(crate) overhead: Bytes,
     pub(crate) scheduler: Option<Sp<SchedulerKind>>,
     pub(crate) buffer: BufferConfig,
+    /// `best_effort`: FSC's best-effort curves for every leaf.
+    pub(crate) best_effort: Option<Sp<BestEffort>>,
     pub(crate) classes: Vec<ClassDef>,
 }
 
@@ -111,6 +122,8 @@ pub(crate) struct LinkDef {
 pub(crate) struct ClassDef {
     pub(crate) path: String,
     pub(crate) spec: ClassSpec,
+    /// The `umax` of an `rt` curve written as `{ umax, dmax, rate }`.
+    pub(crate) rt_burst: Option<Bytes>,
 }
 
 /// A flow.
@@ -429,6 +442,9 @@ fn read_link(
         .get("buffer")
         .and_then(|v| read_buffer(ctx, &t.field("buffer"), v))
         .unwrap_or_default();
+    let best_effort = t
+        .get("best_effort")
+        .and_then(|v| best_effort::read(ctx, &t.field("best_effort"), v));
     let classes = classes
         .iter()
         .enumerate()
@@ -445,6 +461,7 @@ fn read_link(
         overhead,
         scheduler,
         buffer,
+        best_effort,
         classes,
     })
 }

@@ -1,0 +1,200 @@
+//! `linkshare repro` for the H-FSC and FSC papers, shortened: every expectation below is
+//! computed here from the scenario's parameters, not taken from a run.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::TempDir;
+
+fn repro(name: &str, shorten: &str, dir: &Path) -> String {
+    let o: Output = Command::new(env!("CARGO_BIN_EXE_linkshare"))
+        .args(["repro", name, "--out", "out", "--shorten", shorten])
+        .current_dir(dir)
+        .output()
+        .expect("run linkshare");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The whitespace-separated cells of the first line starting with `prefix`.
+fn row(text: &str, prefix: &str) -> Vec<String> {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no row {prefix:?} in\n{text}"))
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn num(cell: &str) -> f64 {
+    cell.parse()
+        .unwrap_or_else(|_| panic!("{cell:?} is not a number"))
+}
+
+#[test]
+fn the_list_names_the_hfsc_and_fsc_reproductions() {
+    let dir = TempDir::new("repro-hfsc-list");
+    let o = Command::new(env!("CARGO_BIN_EXE_linkshare"))
+        .arg("repro")
+        .current_dir(dir.path())
+        .output()
+        .expect("run linkshare");
+    let err = String::from_utf8_lossy(&o.stderr);
+    for name in ["hfsc-delay", "hfsc-linkshare", "sced-vs-fsc", "fsc-burst"] {
+        assert!(err.contains(name), "{name} missing from\n{err}");
+    }
+}
+
+#[test]
+fn hfsc_keeps_audio_and_video_within_their_bounds_and_hwf2q_does_not() {
+    let dir = TempDir::new("repro-hfsc-delay");
+    let text = repro("hfsc-delay", "2", dir.path());
+    // t_max = 8192 B * 8 / 10 Mbit/s = 6.5536 ms.
+    let t_max = 8192.0 * 8.0 / 10e6 * 1e3;
+    let mut max = std::collections::BTreeMap::new();
+    for (sched, class, dmax) in [
+        ("hfsc", "audio", 5.0),
+        ("hfsc", "video", 10.0),
+        ("hwf2q", "audio", 5.0),
+        ("hwf2q", "video", 10.0),
+    ] {
+        let r = row(&text, &format!("{sched:<9}  {class}"));
+        // scheduler class packets p99 max bound over on off
+        assert!((num(&r[5]) - (dmax + t_max)).abs() < 0.001, "{r:?}");
+        max.insert((sched, class), num(&r[4]));
+        if sched == "hfsc" {
+            assert_eq!(r[6], "0", "{r:?}");
+            assert!(num(&r[4]) <= dmax + t_max, "{r:?}");
+        }
+    }
+    // Much larger under H-WF2Q+: audio's 160 B at 64 kbit/s take 20 ms at its rate.
+    assert!(
+        max[&("hwf2q", "audio")] > 2.0 * max[&("hfsc", "audio")],
+        "{text}"
+    );
+    assert!(
+        max[&("hwf2q", "video")] > max[&("hfsc", "video")] + 5.0,
+        "{text}"
+    );
+    // H-WF2Q+'s audio delays follow the ON-OFF period: larger while it is on.
+    let r = row(&text, "hwf2q      audio");
+    assert!(num(&r[7]) > 1.5 * num(&r[8]), "{r:?}");
+    assert!(dir.path().join("out/delay_vs_time.svg").is_file());
+    assert!(dir.path().join("out/hwf2q/delay.csv").is_file());
+}
+
+#[test]
+fn hfsc_gives_the_off_sessions_share_to_its_siblings_in_proportion() {
+    let dir = TempDir::new("repro-hfsc-linkshare");
+    let text = repro("hfsc-linkshare", "4", dir.path());
+    let table = &text[text
+        .find("the level-2 sessions against the paper")
+        .expect("the paper table")..];
+    // b2m on during [0, 1.25) and [2.5, 3.75) s (shortened by 4); off in between it
+    // leaves its 2 Mbit/s to b80k : b480k : b1440k = 80 : 480 : 1440.
+    let lines: Vec<&str> = table.lines().collect();
+    let measured = |start: &str, class: &str| -> f64 {
+        let from = lines
+            .iter()
+            .position(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no interval {start} in\n{table}"));
+        let l = lines[from..]
+            .iter()
+            .find(|l| l.split_whitespace().any(|c| c == class))
+            .unwrap();
+        let cells: Vec<&str> = l.split_whitespace().collect();
+        num(cells[cells.len() - 2])
+    };
+    for (start, on) in [
+        ("[0, 1.25)", true),
+        ("[1.25, 2.5)", false),
+        ("[2.5, 3.75)", true),
+    ] {
+        for (class, rate) in [
+            ("b80k", 0.08),
+            ("b480k", 0.48),
+            ("b1440k", 1.44),
+            ("b2m", 2.0),
+        ] {
+            let expected = match (on, class) {
+                (true, _) => rate,
+                (false, "b2m") => 0.0,
+                (false, _) => rate + 2.0 * rate / (0.08 + 0.48 + 1.44),
+            };
+            let m = measured(start, class);
+            assert!(
+                (m - expected).abs() <= 0.02 * expected.max(0.08),
+                "{class} in {start}: {m} against {expected}\n{table}"
+            );
+        }
+    }
+    assert!(dir.path().join("out/fig12.svg").is_file());
+}
+
+#[test]
+fn sced_starves_the_first_flow_and_fsc_does_not() {
+    let dir = TempDir::new("repro-sced-vs-fsc");
+    let text = repro("sced-vs-fsc", "2", dir.path());
+    // f2 starts at 1 s; f1 had the 10 Mbit/s link alone, so (fluid, see the scenario)
+    // it starves for 1 s * (1 - m2 / C) = 0.875 s under SCED and Virtual Clock.
+    for sched in ["sced", "vc"] {
+        let r = row(&text, &format!("{sched} "));
+        assert!((num(&r[3]) - 0.875).abs() < 0.01, "{r:?}");
+    }
+    for sched in ["fsc", "hfsc"] {
+        let r = row(&text, &format!("{sched} "));
+        // A few packet times (1000 B at 10 Mbit/s = 0.8 ms) at most.
+        assert!(num(&r[3]) < 0.01, "{r:?}");
+    }
+}
+
+#[test]
+fn fsc_burst_delay_falls_as_the_preferred_burst_size_grows() {
+    let dir = TempDir::new("repro-fsc-burst");
+    // Not shortened: a shortened run's first burst comes while the background flows are
+    // still on their curves' first segment (less than PBS bytes served), and is slower.
+    let text = repro("fsc-burst", "1", dir.path());
+    // Fluid: the burst's first PBS packets at C * 5 / (5 + 15) = 2.5 Mbit/s (3.2 ms a
+    // packet), the rest at C / 16 = 625 kbit/s (12.8 ms), plus 10 ms of latency.
+    let mut previous = f64::INFINITY;
+    for pbs in [0u32, 4, 8, 16, 32] {
+        let r = row(&text, &format!("{pbs:<3}  "));
+        let mean = num(&r[3]);
+        let fluid = f64::from(pbs) * 3.2 + f64::from(32 - pbs) * 12.8 + 10.0;
+        assert!((mean - fluid).abs() <= 0.1 * fluid, "PBS {pbs}: {r:?}");
+        assert!(mean < previous, "PBS {pbs}: {r:?}");
+        previous = mean;
+        let (delivered, sent) = (num(&r[6]), num(&r[8]));
+        assert_eq!(delivered, sent, "{r:?}");
+    }
+    assert!(dir.path().join("out/fig5.svg").is_file());
+    assert!(dir.path().join("out/pbs16/fsc/delay.csv").is_file());
+}
+
+#[test]
+fn the_reconstructed_hfsc_delay_hierarchy_passes_admission() {
+    let o = Command::new(env!("CARGO_BIN_EXE_linkshare"))
+        .args(["check"])
+        .arg(common::scenarios_dir().join("hfsc-delay.toml"))
+        .output()
+        .expect("run linkshare");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("verdict: admissible"), "{text}");
+    // Thm. 2's bounds: 5 ms and 10 ms plus t_max = 6.5536 ms.
+    assert!(
+        row(&text, "  audio").contains(&"11553.6us".to_owned()),
+        "{text}"
+    );
+    assert!(
+        row(&text, "  video").contains(&"16553.6us".to_owned()),
+        "{text}"
+    );
+}
