@@ -97,6 +97,51 @@ fn run_greedy(
     }
 }
 
+/// Runs `leaves` through an `EgressPort` at the tree's link rate with sources that
+/// keep `backlog` packets of `len` bytes queued and offer a new one whenever one of
+/// theirs starts transmission (the simulator's greedy source): arrivals only follow
+/// the leaf's own departures. Returns the bytes each class started sending in
+/// `[warm_up, warm_up + measure)`.
+fn run_refilling(
+    tree: &ClassTree,
+    leaves: &[&str],
+    backlog: u32,
+    len: u32,
+    warm_up: Duration,
+    measure: Duration,
+) -> Vec<u64> {
+    let mut port = EgressPort::simple(tree, Cbq::<TestPacket>::new(tree));
+    let from = T0 + warm_up;
+    let until = from + measure;
+    let mut bytes = vec![0u64; tree.len()];
+    let mut id = 0;
+    let mut offer = |port: &mut EgressPort<TestPacket, Cbq<TestPacket>>, now, class| {
+        id += 1;
+        let pkt = TestPacket { id, len };
+        assert!(port.enqueue(now, class, pkt, |d| panic!("drop {d:?}")));
+    };
+    for name in leaves {
+        for _ in 0..backlog {
+            offer(&mut port, T0, tree.id_of(name).unwrap());
+        }
+    }
+    let mut now = T0;
+    while now < until {
+        now = match port.transmit(now) {
+            Transmit::Started { pkt, done_at } => {
+                if now >= from {
+                    bytes[pkt.class.index()] += u64::from(pkt.pkt.len);
+                }
+                offer(&mut port, now, pkt.class);
+                done_at
+            }
+            Transmit::Busy(t) | Transmit::Wait(t) => t,
+            Transmit::Idle => unreachable!("the sources keep every leaf backlogged"),
+        };
+    }
+    bytes
+}
+
 /// Rate in Mbit/s of `bytes` sent in `d`.
 fn mbit(bytes: u64, d: Duration) -> f64 {
     bytes as f64 * 8.0 / d.as_secs_f64() / 1e6
@@ -231,7 +276,60 @@ fn an_underlimit_arrival_cuts_off_borrowing() {
     assert_eq!(s.dequeue(now).map(|d| (d.class, d.pkt.id)), Some((b, 100)));
     now += Duration(800_000);
     assert_eq!(s.dequeue(now).map(|d| (d.class, d.pkt.id)), Some((a, 4)));
-    assert_eq!(s.toplevel(), Some(1));
+    assert_eq!(
+        s.toplevel(),
+        None,
+        "lifted; a's rule is due at the next dequeue"
+    );
+    now += Duration(800_000);
+    assert_eq!(s.dequeue(now).map(|d| (d.class, d.pkt.id)), Some((a, 5)));
+    assert_eq!(
+        s.toplevel(),
+        Some(1),
+        "a borrowed from the root, 5 packets queued"
+    );
+}
+
+/// The cutoff rule that follows a transmission (`cbq_update_toplevel`) runs at the next
+/// dequeue and counts the leaf's queue then, arrivals included, as in Linux (which runs
+/// it from `cbq_update` at the start of `cbq_dequeue`). Leaf `a`, allotted 5 of
+/// 10 Mbit/s (1000 B: 0.8 ms at line rate, 1.6 ms at its rate; maxidle 0.8 ms, scaled
+/// 800 000), keeps two packets queued, one arriving as each leaves. By hand:
+/// * t = 0: the first arrival drops the cutoff to 0 (`a` is underlimit); `a` sends,
+///   rested (average = maxidle).
+/// * t = 0.8 ms: the rule for the first packet: cutoff 0 >= level 0, two packets
+///   queued, `a` underlimit: the cutoff stays 0. `a` sends: idle = 0.8 - 1.6 ms,
+///   average = 800 000 - 800 000 - (800 000 >> 5) = -25 000: overlimit until
+///   0.8 + 1.6 ms + (25 000 - (25 000 >> 5)) ns = 2 424 219 ns.
+/// * t = 1.6 ms: the rule for the second packet: `a` is overlimit, the next class of
+///   its chain, the root, is underlimit: the cutoff rises to the root's level, 1, and
+///   `a` borrows from the root under it: idle = -0.8 ms again, so the average is
+///   -25 000 - 800 000 - (-25 000 >> 5 = -782) = -824 218 and the undertime
+///   1.6 + 1.6 ms + (824 218 - (824 218 >> 5)) ns = 3 998 462 ns.
+///
+/// Counted right after each dequeue (one packet left) the rule would never fire: the
+/// cutoff would stay 0, then be lifted at 1.6 ms for want of any leaf able to send.
+#[test]
+fn the_cutoff_rule_counts_the_queue_at_the_next_dequeue() {
+    let t = tree(Rate::from_mbit(10), vec![class("a", None, 5)]);
+    let a = t.id_of("a").unwrap();
+    let mut s = Cbq::new(&t);
+    put(&mut s, T0, a, 0);
+    put(&mut s, T0, a, 1);
+    assert_eq!(s.toplevel(), Some(0));
+    let mut now = T0;
+    let expected = [
+        (0, None),
+        (0, Some(Instant(2_424_219))),
+        (1, Some(Instant(3_998_462))),
+    ];
+    for (id, (cutoff, undertime)) in (0..).zip(expected) {
+        assert_eq!(s.dequeue(now).map(|d| d.pkt.id), Some(id));
+        assert_eq!(s.toplevel(), Some(cutoff), "after packet {id}");
+        assert_eq!(s.class_state(a).unwrap().undertime, undertime, "{id}");
+        put(&mut s, now, a, id + 2);
+        now += Duration(800_000);
+    }
 }
 
 /// Priority bands are strict among classes that may send: with both leaves underlimit
@@ -341,6 +439,65 @@ fn fig1_all_active_get_the_guarantees() {
     assert_near("A1", a1, 300.0, 0.02);
     assert_near("B2", b2, 300.0, 0.02);
     assert_near("C", c, 400.0, 0.02);
+}
+
+/// The HLS paper's Fig. 1 hierarchy on 1 Gbit/s with Fig. 1's guarantees (A 300:
+/// A1 100, A2 200; B 300: B1 100, B2 200; C 400 Mbit/s), each leaf's quantum its rate
+/// in bytes per second over 1000 (12 500 B for A1), as `scenarios/hls-exp*.toml` set
+/// them, and the default 1500-byte packets.
+fn fig1_with_rate_quanta() -> ClassTree {
+    let mut specs = vec![
+        class("A", None, 300),
+        class("B", None, 300),
+        class("C", None, 400),
+        class("A1", Some("A"), 100),
+        class("A2", Some("A"), 200),
+        class("B1", Some("B"), 100),
+        class("B2", Some("B"), 200),
+    ];
+    for s in &mut specs {
+        s.max_packet = None;
+        s.quantum = s.rate.map(|r| Bytes(r.bps() / 8 / 1000));
+    }
+    tree(Rate::from_gbit(1), specs)
+}
+
+/// [`fig1_with_rate_quanta`], every leaf greedy with two packets queued and refilled
+/// as they leave (Experiment 1's first interval). The guarantees add up to the link,
+/// so each leaf gets its own: whenever a leaf is underlimit its turn comes round and it
+/// sends without borrowing, and the cutoff rule keeps overlimit leaves from borrowing
+/// past a lower underlimit ancestor. (With the rule counting the queue right after the
+/// dequeue, the cutoff only dropped to 0 or was lifted, and A1 got 77 Mbit/s.)
+#[test]
+fn refilling_leaves_get_their_guarantees() {
+    let t = fig1_with_rate_quanta();
+    let leaves = ["A1", "A2", "B1", "B2", "C"];
+    let measure = Duration::from_secs(1);
+    let bytes = run_refilling(&t, &leaves, 2, 1000, Duration::from_millis(200), measure);
+    for (name, want) in leaves.iter().zip([100.0, 200.0, 100.0, 200.0, 400.0]) {
+        let got = mbit(bytes[t.id_of(name).unwrap().index()], measure);
+        assert_near(name, got, want, 0.02);
+    }
+}
+
+/// §VIII-C ('M') on [`fig1_with_rate_quanta`] with A1, B2 and C greedy but refilling
+/// only as their packets leave: quanta 12 500, 25 000 and 50 000 B. Arrivals to A1 then
+/// come only right after A1's own transmissions, so while C borrows from the root
+/// during its turn nothing pulls the cutoff down to A's level (compare
+/// `fig1_all_active_get_the_guarantees`, where every leaf's arrivals keep coming): every
+/// leaf sends its quantum per round, borrowing from its parent or the root, and the
+/// link is shared 1 : 2 : 4 like the quanta, A1 getting 1000/7 Mbit/s although A is
+/// guaranteed 300.
+#[test]
+fn refilling_leaves_share_by_the_quanta() {
+    let t = fig1_with_rate_quanta();
+    let leaves = ["A1", "B2", "C"];
+    let measure = Duration::from_secs(1);
+    let bytes = run_refilling(&t, &leaves, 2, 1000, Duration::from_millis(200), measure);
+    for (name, sevenths) in leaves.iter().zip([1.0, 2.0, 4.0]) {
+        let got = mbit(bytes[t.id_of(name).unwrap().index()], measure);
+        assert_near(name, got, 1000.0 * sevenths / 7.0, 0.02);
+    }
 }
 
 /// Shaping-heavy trees (half the classes bounded, small rates, bursts, several bands)

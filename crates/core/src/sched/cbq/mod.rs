@@ -25,10 +25,15 @@
 //!   * on every arrival to leaf `c`: if `toplevel > level(c)`, it drops to the level of
 //!     the first underlimit class among `c` and its borrow chain that is below
 //!     `toplevel` (`cbq_mark_toplevel`);
-//!   * after every transmission from leaf `c` that borrowed from `b` (`b = c` if it did
-//!     not borrow): if `toplevel >= level(b)` and `c` still has more than one packet
-//!     queued, it becomes the level of the first class that is underlimit after the
-//!     update among `b` and its borrow chain (`cbq_update_toplevel`);
+//!   * at the dequeue that follows a transmission from leaf `c` that borrowed from `b`
+//!     (`b = c` if it did not borrow): if `toplevel >= level(b)` and `c` then has more
+//!     than one packet queued, it becomes the level of the first class that is
+//!     underlimit among `b` and its borrow chain (`cbq_update_toplevel`, which Linux
+//!     runs from `cbq_update` at the start of the next `cbq_dequeue`). Arrivals in
+//!     between count: a source that refills its queue as its packets leave keeps the
+//!     rule alive with as few as two packets queued. This is the only rule that
+//!     *raises* the cutoff short of lifting it (when `b` is overlimit after the
+//!     transmission, to the level of its first underlimit ancestor);
 //!   * when no leaf can send: `toplevel` is lifted (no cutoff), the root is declared
 //!     underlimit (its undertime is cleared until its next update), and the selection
 //!     is repeated once (`cbq_dequeue`). A leaf whose borrow chain reaches the root can
@@ -85,13 +90,19 @@
 //! # Deviations from Linux
 //!
 //! * Time is in nanoseconds, arithmetic is exact integer arithmetic (no rate tables, no
-//!   64 ns ticks); the estimator is updated right after each dequeue rather than at the
-//!   next one (Linux defers it; the values are the same, but arrivals in between see the
-//!   newer state, and the cutoff rule's "more than one packet queued" counts the queue
-//!   right after the dequeue rather than at the next one), and Linux's guard that resets the average to `maxidle` after more than
-//!   2^27 ticks of idleness (which also fires when the estimated end of service goes
-//!   backwards) is replaced by the end-of-service clock above, which never goes
-//!   backwards; a long idle period reaches `maxidle` by the cap anyway.
+//!   64 ns ticks).
+//! * The estimators are updated right after each dequeue; Linux updates them at the
+//!   start of the next one. The values are the same; only arrivals in between see the
+//!   newer state (in the cutoff's arrival rule). The cutoff rule that follows a
+//!   transmission, though, is applied at the next dequeue, as in Linux, because the
+//!   queue it counts matters: evaluated right after the dequeue, it would never fire
+//!   for a source that keeps two packets queued and refills as they leave, and the
+//!   cutoff would then only ever drop to 0 or be lifted (with every leaf of the HLS
+//!   paper's Fig. 1 hierarchy greedy in that way, A1 got 77 instead of its 100 Mbit/s).
+//! * Linux's guard that resets the average to `maxidle` after more than 2^27 ticks of
+//!   idleness (which also fires when the estimated end of service goes backwards) is
+//!   replaced by the end-of-service clock above, which never goes backwards; a long
+//!   idle period reaches `maxidle` by the cap anyway.
 //! * The overlimit action makes the leaf's undertime `start + len/rate`; if that has
 //!   passed, the leaf may send in the same dequeue. Linux makes it wait at least one tick
 //!   and re-arms the watchdog. Keeping the action independent of *when* a dequeue visits
@@ -112,6 +123,15 @@
 //!   here buffer limits are applied by [`crate::Qdisc`] before the scheduler sees the
 //!   packet, so only accepted arrivals move the cutoff. A greedy source behind a full
 //!   queue therefore stops pulling the cutoff down until its queue has room again.
+//!   This matters: the arrival rule is what keeps a leaf from borrowing from far up
+//!   while another backlogged leaf has an underlimit ancestor lower down, and it acts
+//!   only as often as that other leaf's arrivals reach the scheduler. With sources
+//!   that only refill as their packets leave, a leaf that borrows from the root
+//!   keeps doing so for its whole round-robin turn, and the excess is shared by the
+//!   quanta (in the HLS paper's Experiment 2, variant M, with A1, B2 and C greedy,
+//!   A1 gets 1/7 of the link, its quantum's share, instead of A's 3/10); with every
+//!   arrival of flooding sources reaching the scheduler, as in Linux, A and B keep
+//!   their guarantees (`tests/cbq.rs`).
 //! * No `split`/`defmap` classification, no `isolated` classes (see the table), no
 //!   packets queued at interior classes.
 //!
@@ -243,6 +263,10 @@ pub struct Cbq<P> {
     rooted_backlogged: usize,
     /// Whether some class is bounded.
     any_bounded: bool,
+    /// The leaf and lender of the last packet dequeued, whose cutoff rule
+    /// (`cbq_update_toplevel`) is due at the next dequeue (Linux `tx_class`,
+    /// `tx_borrowed`).
+    last_sent: Option<(u32, u32)>,
 }
 
 impl<P: Packet> Cbq<P> {
@@ -290,6 +314,7 @@ impl<P: Packet> Cbq<P> {
             backlogged: 0,
             rooted_backlogged: 0,
             any_bounded: params.iter().any(|p| p.bounded),
+            last_sent: None,
         }
     }
 
@@ -309,7 +334,8 @@ impl<P: Packet> Cbq<P> {
     }
 
     /// The top-level cutoff: borrowing is allowed only from classes at this level or
-    /// below; `None` when there is no cutoff.
+    /// below; `None` when there is no cutoff. The rule that follows a transmission
+    /// moves it at the next dequeue (see the [module docs](self#the-algorithm)).
     pub fn toplevel(&self) -> Option<u32> {
         (self.toplevel != NO_CUTOFF).then_some(self.toplevel)
     }
@@ -442,8 +468,8 @@ impl<P: Packet> Cbq<P> {
         None
     }
 
-    /// `cbq_update` and `cbq_update_toplevel` for a packet of `len` bytes from `leaf`,
-    /// lent by `lender`, dequeued at `now`.
+    /// `cbq_update` for a packet of `len` bytes from `leaf`, lent by `lender`, dequeued
+    /// at `now`: the estimators now, the cutoff rule at the next dequeue.
     fn account(&mut self, leaf: u32, lender: u32, len: Bytes, now: Instant) {
         let start = now.max(self.link_free);
         let eos = start.saturating_add(self.link_rate.tx_time(len));
@@ -454,6 +480,12 @@ impl<P: Packet> Cbq<P> {
             s.est.update(start, eos, s.rate.tx_time(len));
             c = s.parent;
         }
+        self.last_sent = Some((leaf, lender));
+    }
+
+    /// `cbq_update_toplevel` for the last packet dequeued, from `leaf` and lent by
+    /// `lender`, counting the packets `leaf` has queued now.
+    fn update_toplevel(&mut self, leaf: u32, lender: u32) {
         if self.toplevel >= self.slots[lender as usize].level
             && self.slots[leaf as usize].queue.len() > 1
         {
@@ -523,7 +555,13 @@ impl<P: Packet> Scheduler<P> for Cbq<P> {
         Enqueue::Queued
     }
 
+    /// Applies the cutoff rule of the previous transmission first, as Linux does. That
+    /// rule can only move the cutoff, which never decides *whether* a packet leaves
+    /// (the cutoff is lifted when nothing else can send), so `poll_at` need not know it.
     fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
+        if let Some((leaf, lender)) = self.last_sent.take() {
+            self.update_toplevel(leaf, lender);
+        }
         loop {
             if let Some((leaf, lender, pkt)) = self.select(now) {
                 self.account(leaf, lender, len_of(&pkt), now);

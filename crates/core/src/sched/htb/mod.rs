@@ -68,7 +68,15 @@
 //! through it (those of its owner lending, and those of its owner's ancestors lending
 //! through it); a lookup at one level may rewind the feed without passing the turn at
 //! the other, so the split then also depends on how the bucket timings interleave
-//! (`tests/htb.rs` shows both cases).
+//! (`tests/htb.rs` shows both cases). Leaves keep their deficits while idle, as in
+//! Linux, so the same competition resumed after a pause can interleave differently:
+//! with exact timing and equal packets each run of it locks into its own periodic
+//! pattern of turns. In the HLS paper's Experiment 3 (`linkshare repro hls-exp3`) the
+//! ON periods give A 400 to 467 Mbit/s; clearing the deficits at every pause makes
+//! them identical, and so does 24 B of per-packet framing on the link (Ethernet's
+//! preamble, FCS and gap, which no qdisc counts), which breaks the phase locking as
+//! the timing noise of a real link would (the periods then agree within 2% of the
+//! link rate, the reproduction's test of sameness).
 //!
 //! # When (`poll_at`)
 //!
