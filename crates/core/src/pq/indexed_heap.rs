@@ -1,18 +1,42 @@
-//! A binary min-heap of items `0..capacity`, each present at most once, keyed by `u64`,
+//! A d-ary min-heap of items `0..capacity`, each present at most once, keyed by `u64`,
 //! with O(log n) insert, update and remove of any item by its index.
+//!
+//! Layout: the heap array holds `(key, item)` entries, so a sift compares entries that
+//! sit side by side instead of looking keys up by item; `pos` maps each item to its slot.
+//! Sifts move a hole, not pairs: the moving entry is written once, at its final slot.
+//! The heap is [`ARITY`]-ary: fewer levels than a binary heap, and the children of a
+//! node are adjacent (one cache line of entries).
+
+/// Children per node.
+const ARITY: usize = 4;
+
+/// One slot of the heap array.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u64,
+    item: u32,
+}
+
+impl Entry {
+    /// The heap order: by key, ties to the smaller item (a strict total order, since
+    /// items are distinct).
+    #[inline]
+    fn before(self, other: Entry) -> bool {
+        self.key < other.key || (self.key == other.key && self.item < other.item)
+    }
+}
 
 /// Min-heap of small integer items keyed by `u64`; ties go to the smaller item, so the
 /// order is fully deterministic. Capacity is fixed at construction: no operation
 /// allocates.
 #[derive(Clone, Debug)]
 pub struct IndexedHeap {
-    /// Heap-ordered items.
-    heap: Vec<u32>,
-    /// Key of each item (meaningful only while present).
-    key: Vec<u64>,
-    /// Position of each item in `heap`, or `ABSENT`.
+    /// Heap-ordered entries.
+    heap: Vec<Entry>,
+    /// Slot of each item in `heap`, or `ABSENT`.
     pos: Vec<u32>,
-    /// Elementary operations performed so far (sift steps).
+    /// Elementary operations performed so far: sift steps, each the comparison of the
+    /// moving entry with a parent or with the smallest of a node's children.
     pub ops: u64,
 }
 
@@ -23,7 +47,6 @@ impl IndexedHeap {
     pub fn new(capacity: usize) -> IndexedHeap {
         IndexedHeap {
             heap: Vec::with_capacity(capacity),
-            key: vec![0; capacity],
             pos: vec![ABSENT; capacity],
             ops: 0,
         }
@@ -50,27 +73,33 @@ impl IndexedHeap {
     /// The key of `item`, if present.
     #[inline]
     pub fn key_of(&self, item: u32) -> Option<u64> {
-        self.contains(item).then(|| self.key[item as usize])
+        let p = self.pos[item as usize];
+        (p != ABSENT).then(|| self.heap[p as usize].key)
     }
 
     /// The item with the smallest key (smallest item on ties) and its key.
     #[inline]
     pub fn peek(&self) -> Option<(u32, u64)> {
-        self.heap.first().map(|&i| (i, self.key[i as usize]))
+        self.heap.first().map(|e| (e.item, e.key))
     }
 
     /// Inserts `item` with `key`, or changes its key if present.
+    #[inline]
     pub fn set(&mut self, item: u32, key: u64) {
+        let e = Entry { key, item };
         let p = self.pos[item as usize];
-        self.key[item as usize] = key;
         if p == ABSENT {
             let at = self.heap.len();
-            self.heap.push(item);
-            self.pos[item as usize] = at as u32;
-            self.sift_up(at);
-        } else {
-            let at = self.sift_up(p as usize);
-            self.sift_down(at);
+            self.heap.push(e);
+            self.sift_up(at, e);
+            return;
+        }
+        let p = p as usize;
+        let old = self.heap[p].key;
+        if key < old {
+            self.sift_up(p, e);
+        } else if key > old {
+            self.sift_down(p, e);
         }
     }
 
@@ -82,70 +111,71 @@ impl IndexedHeap {
     }
 
     /// Removes `item` if present; returns whether it was.
+    #[inline]
     pub fn remove(&mut self, item: u32) -> bool {
         let p = self.pos[item as usize];
         if p == ABSENT {
             return false;
         }
-        let p = p as usize;
         self.pos[item as usize] = ABSENT;
+        let p = p as usize;
         let last = self
             .heap
             .pop()
             .expect("present item implies non-empty heap");
         if p < self.heap.len() {
-            self.heap[p] = last;
-            self.pos[last as usize] = p as u32;
-            let at = self.sift_up(p);
-            self.sift_down(at);
+            if last.before(self.heap[p]) {
+                self.sift_up(p, last);
+            } else {
+                self.sift_down(p, last);
+            }
         }
         true
     }
 
-    #[inline]
-    fn less(&self, a: u32, b: u32) -> bool {
-        (self.key[a as usize], a) < (self.key[b as usize], b)
-    }
-
-    fn sift_up(&mut self, mut at: usize) -> usize {
+    /// Puts `e` at slot `at` or above, moving the larger ancestors down.
+    fn sift_up(&mut self, mut at: usize, e: Entry) {
         while at > 0 {
-            let parent = (at - 1) / 2;
+            let parent = (at - 1) / ARITY;
             self.ops += 1;
-            if !self.less(self.heap[at], self.heap[parent]) {
+            let up = self.heap[parent];
+            if !e.before(up) {
                 break;
             }
-            self.swap(at, parent);
+            self.heap[at] = up;
+            self.pos[up.item as usize] = at as u32;
             at = parent;
         }
-        at
+        self.heap[at] = e;
+        self.pos[e.item as usize] = at as u32;
     }
 
-    fn sift_down(&mut self, mut at: usize) {
+    /// Puts `e` at slot `at` or below, moving the smallest children up.
+    fn sift_down(&mut self, mut at: usize, e: Entry) {
+        let len = self.heap.len();
         loop {
-            let l = 2 * at + 1;
-            if l >= self.heap.len() {
-                return;
+            let first = ARITY * at + 1;
+            if first >= len {
+                break;
             }
-            let r = l + 1;
-            let child = if r < self.heap.len() && self.less(self.heap[r], self.heap[l]) {
-                r
-            } else {
-                l
-            };
+            let kids = &self.heap[first..len.min(first + ARITY)];
+            let (mut child, mut least) = (0, kids[0]);
+            for (i, &k) in kids.iter().enumerate().skip(1) {
+                if k.before(least) {
+                    (child, least) = (i, k);
+                }
+            }
             self.ops += 1;
-            if !self.less(self.heap[child], self.heap[at]) {
-                return;
+            if !least.before(e) {
+                break;
             }
-            self.swap(at, child);
+            let child = first + child;
+            self.heap[at] = least;
+            self.pos[least.item as usize] = at as u32;
             at = child;
         }
-    }
-
-    #[inline]
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a] as usize] = a as u32;
-        self.pos[self.heap[b] as usize] = b as u32;
+        self.heap[at] = e;
+        self.pos[e.item as usize] = at as u32;
     }
 }
 
@@ -154,25 +184,112 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    proptest! {
-        /// Against a sorted model: every pop returns the (key, item) minimum.
-        #[test]
-        fn matches_sorted_model(ops in proptest::collection::vec((0u32..16, 0u64..50, 0u8..3), 0..200)) {
-            let mut h = IndexedHeap::new(16);
-            let mut model: Vec<Option<u64>> = vec![None; 16];
-            for (item, key, op) in ops {
-                match op {
-                    0 => { h.set(item, key); model[item as usize] = Some(key); }
-                    1 => { prop_assert_eq!(h.remove(item), model[item as usize].take().is_some()); }
-                    _ => {
-                        let want = model.iter().enumerate().filter_map(|(i, k)| k.map(|k| (k, i as u32))).min();
-                        let got = h.pop();
-                        prop_assert_eq!(got.map(|(i, k)| (k, i)), want);
-                        if let Some((_, i)) = want { model[i as usize] = None; }
-                    }
-                }
-                prop_assert_eq!(h.len(), model.iter().filter(|k| k.is_some()).count());
+    /// Checks the heap property and that `pos` maps every item to its slot.
+    fn check_layout(h: &IndexedHeap) -> Result<(), TestCaseError> {
+        for (at, e) in h.heap.iter().enumerate() {
+            prop_assert_eq!(h.pos[e.item as usize] as usize, at);
+            if at > 0 {
+                prop_assert!(
+                    !e.before(h.heap[(at - 1) / ARITY]),
+                    "slot {} above its parent",
+                    at
+                );
             }
         }
+        let present = h.pos.iter().filter(|&&p| p != ABSENT).count();
+        prop_assert_eq!(present, h.len());
+        Ok(())
+    }
+
+    /// One operation on the heap and on the model.
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Set(u32, u64),
+        Remove(u32),
+        Pop,
+    }
+
+    fn op(items: u32, keys: u64) -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0..items, 0..keys).prop_map(|(i, k)| Op::Set(i, k)),
+            1 => (0..items).prop_map(Op::Remove),
+            2 => Just(Op::Pop),
+        ]
+    }
+
+    /// Runs `ops` on a heap and on a sorted vector of `(key, item)` (the specification:
+    /// the minimum is the smallest key, ties to the smaller item) and compares every
+    /// answer and, after every operation, the minimum, every item's key and the length.
+    fn against_sorted_vector(items: u32, ops: Vec<Op>) -> Result<(), TestCaseError> {
+        let mut h = IndexedHeap::new(items as usize);
+        let mut model: Vec<(u64, u32)> = Vec::new();
+        for op in ops {
+            match op {
+                Op::Set(item, key) => {
+                    h.set(item, key);
+                    model.retain(|&(_, i)| i != item);
+                    model.push((key, item));
+                    model.sort_unstable();
+                }
+                Op::Remove(item) => {
+                    let was = model.iter().position(|&(_, i)| i == item);
+                    prop_assert_eq!(h.remove(item), was.is_some());
+                    if let Some(at) = was {
+                        model.remove(at);
+                    }
+                }
+                Op::Pop => {
+                    let want = (!model.is_empty()).then(|| model.remove(0));
+                    prop_assert_eq!(h.pop().map(|(i, k)| (k, i)), want);
+                }
+            }
+            prop_assert_eq!(h.len(), model.len());
+            prop_assert_eq!(h.peek().map(|(i, k)| (k, i)), model.first().copied());
+            for item in 0..items {
+                let want = model.iter().find(|&&(_, i)| i == item).map(|&(k, _)| k);
+                prop_assert_eq!(h.key_of(item), want);
+                prop_assert_eq!(h.contains(item), want.is_some());
+            }
+            check_layout(&h)?;
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Few items, many ties.
+        #[test]
+        fn matches_sorted_vector_small(ops in proptest::collection::vec(op(16, 8), 0..300)) {
+            against_sorted_vector(16, ops)?;
+        }
+
+        /// Enough items for several levels, keys spread out.
+        #[test]
+        fn matches_sorted_vector_deep(ops in proptest::collection::vec(op(200, 1_000), 0..1_000)) {
+            against_sorted_vector(200, ops)?;
+        }
+    }
+
+    /// Sift steps are counted: inserting in decreasing key order moves every new item
+    /// to the root, one step per level.
+    #[test]
+    fn ops_counts_sift_steps() {
+        let n = 1 + ARITY + ARITY * ARITY;
+        let mut h = IndexedHeap::new(n);
+        for i in 0..n as u32 {
+            h.set(i, u64::from(n as u32 - i));
+        }
+        let depth = |at: usize| {
+            let (mut d, mut at) = (0, at);
+            while at > 0 {
+                at = (at - 1) / ARITY;
+                d += 1;
+            }
+            d
+        };
+        let want: u64 = (0..n).map(depth).sum();
+        assert_eq!(h.ops, want);
+        assert_eq!(h.peek(), Some((n as u32 - 1, 1)));
     }
 }

@@ -14,7 +14,11 @@
 //!   by virtual time `v`: the link-sharing candidates, smallest `v` first;
 //! * `waiting`: the other active children, keyed by fit time: held back by an upper
 //!   limit, in their own `ul` curve or all the way down;
-//! * `latest`: every active child keyed by `!v`, for `v_max`.
+//! * `latest`: the active children keyed by `!v`, for `v_max`. It is brought up to date
+//!   only when `v_max` is read, that is when a child of an active parent becomes active:
+//!   a service or an activation only marks the child stale (a flag and a list of stale
+//!   slots per parent), and the read re-keys the stale children still active, each once
+//!   however often it was served in between. A child that leaves is removed at once.
 //!
 //! The fit time of a class is `f = max(U^{-1}(w), cf)` with `U` its upper-limit curve
 //! (`0` without one) and `cf` the earliest fit time among its active children: `0` if one
@@ -70,8 +74,11 @@ const ROOT: usize = 0;
 /// `Node::kids` of a leaf.
 const NO_KIDS: u32 = u32::MAX;
 
-/// Link-sharing state of one class that the packet path reads and writes.
+/// Link-sharing state of one class that the packet path reads and writes (the upper
+/// limit apart). Aligned to a cache line so that a class, read on every packet of a
+/// random class, spans two lines rather than three.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct Node {
     /// Virtual curve `V_i` (Eq. 12), virtual time (ns) to bytes.
     virtual_curve: RuntimeCurve,
@@ -79,31 +86,38 @@ struct Node {
     vt: u64,
     /// `w_i`: bytes served to the class by either criterion.
     total: u64,
+    /// The `ls` curve; `None` for classes that take no part in link-sharing.
+    ls: Option<ServiceCurve>,
     /// Own fit time `U_i^{-1}(w_i)` (ns), 0 without `ul`.
     myf: u64,
     /// Parent's index (meaningless for the root).
     parent: u32,
     /// Position among the parent's children: the item in the parent's heaps.
     slot: u32,
+    /// Index of the parent's [`Children`] (meaningless for the root).
+    up: u32,
     /// Index of the class's [`Children`], or `NO_KIDS` for a leaf.
     kids: u32,
     /// Whether the class is active for link-sharing.
     active: bool,
+    /// Whether the class's key in its parent's `latest` may lag its virtual time; its
+    /// slot is then in the parent's `stale` list.
+    stale: bool,
     /// Whether the class has an upper limit (and an `ls` curve).
     limited: bool,
+    /// Whether the virtual and upper-limit curves have been anchored once.
+    anchored: bool,
 }
 
-/// The curves of one class, read only when it becomes active.
+const _: () = assert!(size_of::<Node>() == 128, "a Node spans two cache lines");
+
+/// The upper-limit curves of one class, read only for classes with one.
 #[derive(Clone, Copy, Debug)]
-struct Shape {
-    /// The `ls` curve; `None` for classes that take no part in link-sharing.
-    ls: Option<ServiceCurve>,
+struct UpperLimit {
     /// The `ul` curve.
     ul: Option<ServiceCurve>,
     /// Upper-limit curve `U_i`, real time (ns) to bytes, anchored at activations.
     limit_curve: RuntimeCurve,
-    /// Whether the virtual and upper-limit curves have been anchored once.
-    anchored: bool,
 }
 
 /// The active children of one class. See the [module docs](self).
@@ -115,8 +129,11 @@ struct Children {
     fit: IndexedHeap,
     /// Active children held back by an upper limit, by fit time.
     waiting: IndexedHeap,
-    /// Every active child by `!v` (largest virtual time first).
+    /// Active children by `!v` (largest virtual time first), brought up to date only
+    /// when `v_max` is read: see [`LinkSharing::sync_latest`].
     latest: IndexedHeap,
+    /// Slots of the children whose key in `latest` may lag (each at most once).
+    stale: Vec<u32>,
     /// Largest virtual time of a child chosen by link-sharing in this active period.
     cvtmin: u64,
     /// Largest virtual time a child had when it left the active set.
@@ -124,9 +141,10 @@ struct Children {
 }
 
 impl Children {
+    /// Whether some child is active (every active child is in `fit` or in `waiting`).
     #[inline]
     fn any_active(&self) -> bool {
-        !self.latest.is_empty()
+        !self.fit.is_empty() || !self.waiting.is_empty()
     }
 }
 
@@ -134,7 +152,7 @@ impl Children {
 #[derive(Clone, Debug)]
 pub(super) struct LinkSharing {
     nodes: Vec<Node>,
-    shapes: Vec<Shape>,
+    upper: Vec<UpperLimit>,
     /// The children sets of the root and the interior classes.
     kids: Vec<Children>,
     /// Whether some class has an upper limit; if not, every fit time is 0, `waiting`
@@ -153,20 +171,22 @@ impl LinkSharing {
                 vt: 0,
                 total: 0,
                 myf: 0,
+                ls: c.ls,
                 parent: 0,
                 slot: 0,
+                up: 0,
                 kids: NO_KIDS,
                 active: false,
+                stale: false,
                 limited: c.ls.is_some() && c.ul.is_some(),
+                anchored: false,
             })
             .collect();
-        let shapes = curves
+        let upper = curves
             .iter()
-            .map(|c| Shape {
-                ls: c.ls,
+            .map(|c| UpperLimit {
                 ul: c.ul,
                 limit_curve: RuntimeCurve::new(&c.ul.unwrap_or(zero), 0, 0),
-                anchored: false,
             })
             .collect();
         let mut kids = Vec::new();
@@ -175,8 +195,10 @@ impl LinkSharing {
                 continue;
             }
             for (slot, k) in c.children.iter().enumerate() {
-                nodes[k.index()].parent = c.id.0;
-                nodes[k.index()].slot = slot as u32;
+                let child = &mut nodes[k.index()];
+                child.parent = c.id.0;
+                child.slot = slot as u32;
+                child.up = kids.len() as u32;
             }
             nodes[c.id.index()].kids = kids.len() as u32;
             let n = c.children.len();
@@ -185,6 +207,7 @@ impl LinkSharing {
                 fit: IndexedHeap::new(n),
                 waiting: IndexedHeap::new(n),
                 latest: IndexedHeap::new(n),
+                stale: Vec::with_capacity(n),
                 cvtmin: 0,
                 cvtoff: 0,
             });
@@ -192,7 +215,7 @@ impl LinkSharing {
         let limits = nodes.iter().any(|n| n.limited);
         LinkSharing {
             nodes,
-            shapes,
+            upper,
             kids,
             limits,
         }
@@ -214,7 +237,7 @@ impl LinkSharing {
     /// Whether class `c` takes part in link-sharing (has an `ls` curve).
     #[inline]
     pub(super) fn has(&self, c: usize) -> bool {
-        self.shapes[c].ls.is_some()
+        self.nodes[c].ls.is_some()
     }
 
     /// Whether some class has an upper limit that can hold link-sharing back.
@@ -234,9 +257,10 @@ impl LinkSharing {
     pub(super) fn activate(&mut self, leaf: usize, now: u64) {
         let mut k = leaf;
         loop {
-            let p = self.nodes[k].parent as usize;
-            let parent_was_active = self.kids_of(p).any_active();
-            let vs = self.system_virtual_time(p, now);
+            let Node { parent, up, .. } = self.nodes[k];
+            let p = parent as usize;
+            let parent_was_active = self.kids[up as usize].any_active();
+            let vs = self.system_virtual_time(up as usize, now);
             self.anchor(k, vs, now);
             self.place(k, now);
             if p == ROOT || parent_was_active {
@@ -247,16 +271,18 @@ impl LinkSharing {
         }
     }
 
-    /// `vs_p` for a child of `p` becoming active at `now`; starts a new active period of
-    /// `p` if it has no active child. See the [module docs](self).
-    fn system_virtual_time(&mut self, p: usize, now: u64) -> u64 {
-        if !self.kids_of(p).any_active() {
-            let kids = self.kids_of_mut(p);
+    /// `vs_p` for a child of `p` (whose children set is `kids[at]`) becoming active at
+    /// `now`; starts a new active period of `p` if it has no active child. See the
+    /// [module docs](self).
+    fn system_virtual_time(&mut self, at: usize, now: u64) -> u64 {
+        if !self.kids[at].any_active() {
+            let kids = &mut self.kids[at];
             kids.cvtmin = kids.cvtoff;
             return kids.cvtoff;
         }
-        self.promote(p, now);
-        let kids = self.kids_of(p);
+        self.promote_at(at, now);
+        self.sync_latest(at);
+        let kids = &self.kids[at];
         let lo = kids
             .fit
             .peek()
@@ -268,27 +294,29 @@ impl LinkSharing {
     /// Anchors the virtual curve of `k` at `(vs, w_k)` and its upper-limit curve at
     /// `(now, w_k)` (min-update after the first time), and marks it active.
     fn anchor(&mut self, k: usize, vs: u64, now: u64) {
-        let shape = &mut self.shapes[k];
         let n = &mut self.nodes[k];
-        let ls = shape
-            .ls
-            .expect("anchor: only classes with an ls curve become active");
-        if shape.anchored {
+        let ls =
+            n.ls.expect("anchor: only classes with an ls curve become active");
+        let anchored = n.anchored;
+        if anchored {
             n.virtual_curve.min_with(&ls, vs, n.total);
         } else {
             n.virtual_curve = RuntimeCurve::new(&ls, vs, n.total);
         }
         n.vt = n.virtual_curve.y2x(n.total);
-        if let Some(ul) = shape.ul {
-            if shape.anchored {
-                shape.limit_curve.min_with(&ul, now, n.total);
-            } else {
-                shape.limit_curve = RuntimeCurve::new(&ul, now, n.total);
-            }
-            n.myf = shape.limit_curve.y2x(n.total);
-        }
-        shape.anchored = true;
+        n.anchored = true;
         n.active = true;
+        if n.limited {
+            let total = n.total;
+            let upper = &mut self.upper[k];
+            let ul = upper.ul.expect("limited classes have a ul curve");
+            if anchored {
+                upper.limit_curve.min_with(&ul, now, total);
+            } else {
+                upper.limit_curve = RuntimeCurve::new(&ul, now, total);
+            }
+            self.nodes[k].myf = upper.limit_curve.y2x(total);
+        }
     }
 
     /// The fit time of active class `k`: `max(own fit time, earliest child fit time)`.
@@ -307,19 +335,27 @@ impl LinkSharing {
     }
 
     /// Puts active class `k` where it belongs in its parent's sets, given its current
-    /// virtual time and fit time and the instant `now`.
+    /// virtual time and fit time and the instant `now`; its key in `latest` is marked
+    /// stale, for [`LinkSharing::sync_latest`].
     fn place(&mut self, k: usize, now: u64) {
         let Node {
-            parent, slot, vt, ..
+            up,
+            slot,
+            vt,
+            stale,
+            ..
         } = self.nodes[k];
+        let up = up as usize;
+        if !stale {
+            self.nodes[k].stale = true;
+            self.kids[up].stale.push(slot);
+        }
         if !self.limits {
-            let kids = self.kids_of_mut(parent as usize);
-            kids.fit.set(slot, vt);
-            kids.latest.set(slot, !vt);
+            self.kids[up].fit.set(slot, vt);
             return;
         }
         let f = self.fit_time(k);
-        let kids = self.kids_of_mut(parent as usize);
+        let kids = &mut self.kids[up];
         if f <= now {
             kids.waiting.remove(slot);
             kids.fit.set(slot, vt);
@@ -327,7 +363,26 @@ impl LinkSharing {
             kids.fit.remove(slot);
             kids.waiting.set(slot, f);
         }
-        kids.latest.set(slot, !vt);
+    }
+
+    /// Brings `latest` of the children set `kids[at]` up to date before `v_max` is read:
+    /// every child on its `stale` list that is still active gets its virtual time as its
+    /// key. Each service or activation of a child only marks it stale, so a child served
+    /// many times between two reads is re-keyed once, and one that leaves first never
+    /// (leaving removes it from `latest` at once). Every service marks at most one child
+    /// per level, so this costs O(log k) amortised per packet and level.
+    fn sync_latest(&mut self, at: usize) {
+        let LinkSharing { nodes, kids, .. } = self;
+        let Children {
+            ids, latest, stale, ..
+        } = &mut kids[at];
+        for slot in stale.drain(..) {
+            let n = &mut nodes[ids[slot as usize] as usize];
+            n.stale = false;
+            if n.active {
+                latest.set(slot, !n.vt);
+            }
+        }
     }
 
     /// Re-places every active class from `k` up to the root's children.
@@ -352,9 +407,13 @@ impl LinkSharing {
         while k != ROOT && self.nodes[k].active {
             let f = self.fit_time(k);
             let Node {
-                parent, slot, vt, ..
+                parent,
+                up,
+                slot,
+                vt,
+                ..
             } = self.nodes[k];
-            let kids = self.kids_of_mut(parent as usize);
+            let kids = &mut self.kids[up as usize];
             if f <= now {
                 if kids.fit.contains(slot) {
                     return;
@@ -374,10 +433,14 @@ impl LinkSharing {
 
     /// Moves the children of `p` whose fit time has come from `waiting` to `fit`.
     fn promote(&mut self, p: usize, now: u64) {
+        self.promote_at(self.nodes[p].kids as usize, now);
+    }
+
+    /// [`LinkSharing::promote`] for the children set `kids[at]`.
+    fn promote_at(&mut self, at: usize, now: u64) {
         if !self.limits {
             return;
         }
-        let at = self.nodes[p].kids as usize;
         while let Some((slot, f)) = self.kids[at].waiting.peek()
             && f <= now
         {
@@ -394,13 +457,19 @@ impl LinkSharing {
     fn leave(&mut self, mut k: usize) -> usize {
         loop {
             let Node {
-                parent, slot, vt, ..
+                parent,
+                up,
+                slot,
+                vt,
+                ..
             } = self.nodes[k];
             self.nodes[k].active = false;
             let p = parent as usize;
-            let kids = self.kids_of_mut(p);
+            let kids = &mut self.kids[up as usize];
             kids.fit.remove(slot);
-            kids.waiting.remove(slot);
+            if self.limits {
+                kids.waiting.remove(slot);
+            }
             kids.latest.remove(slot);
             kids.cvtoff = kids.cvtoff.max(vt);
             if p == ROOT || kids.any_active() {
@@ -422,7 +491,7 @@ impl LinkSharing {
             if n.active {
                 n.vt = n.virtual_curve.y2x(n.total);
                 if n.limited {
-                    n.myf = self.shapes[k].limit_curve.y2x(n.total);
+                    n.myf = self.upper[k].limit_curve.y2x(n.total);
                 }
             }
             k = n.parent as usize;
@@ -485,14 +554,31 @@ impl LinkSharing {
         self.nodes.get(c).map_or(0, |n| n.total)
     }
 
-    /// Checks the sets against the classes: a class is active exactly when it has an
-    /// `ls` curve and an active child (a leaf: when `backlogged`), it is in its parent's
-    /// `latest` and in exactly one of `fit` and `waiting`, with keys equal to its
-    /// virtual time and fit time, and a class in `fit` fits at `now`; `w` of an interior
-    /// class is the sum over its children.
+    /// Checks the sets against the classes (O(n · fan-out)): a class is active exactly
+    /// when it has an `ls` curve and an active child (a leaf: when `backlogged`); an
+    /// active class is in exactly one of its parent's `fit` and `waiting`, with keys
+    /// equal to its virtual time and fit time, and a class in `fit` fits at `now`; its
+    /// key in `latest` is its virtual time unless it is marked stale (then it is absent
+    /// or lags), and it is on its parent's `stale` list exactly when marked; a passive
+    /// class is in none of the sets; `w` of an interior class is the sum over its
+    /// children.
     pub(super) fn check(&self, backlogged: impl Fn(usize) -> bool, now: u64) -> Result<(), String> {
         for (k, n) in self.nodes.iter().enumerate().skip(1) {
-            let kids = self.kids_of(n.parent as usize);
+            let kids = &self.kids[n.up as usize];
+            if kids.ids.get(n.slot as usize) != Some(&(k as u32))
+                || n.up != self.nodes[n.parent as usize].kids
+            {
+                return Err(format!(
+                    "class {k}: wrong place among its parent's children"
+                ));
+            }
+            let listed = kids.stale.iter().filter(|&&s| s == n.slot).count();
+            if listed != usize::from(n.stale) {
+                return Err(format!(
+                    "class {k}: stale = {} but listed {listed} times",
+                    n.stale
+                ));
+            }
             let expect_active = self.has(k)
                 && if self.is_leaf(k) {
                     backlogged(k)
@@ -524,8 +610,19 @@ impl LinkSharing {
                 }
                 continue;
             }
-            if n.vt != n.virtual_curve.y2x(n.total) || latest != Some(!n.vt) {
+            if n.vt != n.virtual_curve.y2x(n.total) {
                 return Err(format!("class {k}: stale virtual time"));
+            }
+            let latest_ok = if n.stale {
+                latest.is_none_or(|key| !key <= n.vt)
+            } else {
+                latest == Some(!n.vt)
+            };
+            if !latest_ok {
+                return Err(format!(
+                    "class {k}: key {latest:?} in latest, v = {}, stale = {}",
+                    n.vt, n.stale
+                ));
             }
             let f = self.fit_time(k);
             match (fit, waiting) {

@@ -109,11 +109,13 @@
 //! one by eligible time for leaves not yet eligible, one by deadline for eligible ones,
 //! each leaf moving from the first to the second once per real-time service) and
 //! O(depth · log k) for link-sharing (three indexed heaps per interior class over its `k`
-//! children: fitting children by virtual time, children held back by fit time, and all
-//! active children by largest virtual time, for `v_max`), and O(depth) curve lookups.
-//! Moves between the two real-time heaps and from "held back" to "fitting" are paid once
-//! per change of an eligible or fit time, so these bounds are amortised per packet.
-//! No allocation after construction except queue growth.
+//! children: fitting children by virtual time, children held back by fit time, and
+//! active children by largest virtual time, for `v_max`, re-keyed only when `v_max` is
+//! read), and O(depth) curve lookups. Moves between the two real-time heaps, from "held
+//! back" to "fitting" and the deferred `v_max` updates are paid once per change of an
+//! eligible time, a fit time or a virtual time, so these bounds are amortised per packet.
+//! No allocation after construction except queue growth. Measured costs:
+//! `BENCHMARKS.md` (`benches/hfsc_fig13.rs`, the H-FSC paper's Fig. 13 workloads).
 //!
 //! # Verification
 //!

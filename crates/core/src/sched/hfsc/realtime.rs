@@ -21,24 +21,29 @@ use crate::pq::IndexedHeap;
 use crate::sched::PollAt;
 use crate::units::Instant;
 
-/// Real-time state of one leaf with an `rt` curve.
+/// Real-time state of one leaf with an `rt` curve. Aligned to a cache line so that a
+/// leaf, read on every packet of a random class, spans two lines rather than three.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct Leaf {
-    /// The `rt` curve `S_i`.
-    sc: ServiceCurve,
     /// Deadline curve `D_i` (Eq. 7), real time (ns) to bytes of real-time service.
     deadline: RuntimeCurve,
-    /// Eligible curve `E_i` (Eq. 11).
-    eligible: RuntimeCurve,
-    /// Whether `deadline` has been anchored by a first activation.
-    anchored: bool,
     /// `c_i`: bytes served by the real-time criterion.
     cumul: u64,
     /// `e_i = E_i^{-1}(c_i)`, ns.
     e: u64,
     /// `d_i = D_i^{-1}(c_i + l)` with `l` the head packet's length, ns.
     d: u64,
+    /// The `rt` curve `S_i`.
+    sc: ServiceCurve,
+    /// Whether `deadline` has been anchored by a first activation.
+    anchored: bool,
 }
+
+const _: () = assert!(
+    size_of::<Option<Leaf>>() == 128,
+    "a leaf's real-time state spans two cache lines"
+);
 
 impl Leaf {
     /// Eq. 7 at an activation at `x`: `D <- min(D, S(t - x) + c)` for `t >= x`
@@ -55,6 +60,14 @@ impl Leaf {
             self.deadline = RuntimeCurve::new(&self.sc, x, c);
             self.anchored = true;
         }
+    }
+
+    /// `E_i^{-1}(c_i)`: the eligible time of the current head (Eq. 11). The eligible
+    /// curve follows from the deadline curve and `S_i` ([`RuntimeCurve::eligible`]), so
+    /// it is not stored.
+    #[inline]
+    fn eligible_time(&self) -> u64 {
+        self.deadline.eligible(&self.sc).y2x(self.cumul)
     }
 }
 
@@ -79,11 +92,10 @@ impl RealTime {
                     sc.map(|sc| Leaf {
                         sc,
                         deadline: RuntimeCurve::new(&sc, 0, 0),
-                        eligible: RuntimeCurve::new(&sc, 0, 0),
-                        anchored: false,
                         cumul: 0,
                         e: 0,
                         d: 0,
+                        anchored: false,
                     })
                 })
                 .collect(),
@@ -100,8 +112,7 @@ impl RealTime {
             .as_mut()
             .expect("activate: leaf has an rt curve");
         leaf.update_deadline(now);
-        leaf.eligible = leaf.deadline.eligible(&leaf.sc);
-        leaf.e = leaf.eligible.y2x(leaf.cumul);
+        leaf.e = leaf.eligible_time();
         leaf.d = leaf.deadline.y2x(leaf.cumul + head);
         self.place(c, now);
     }
@@ -114,7 +125,7 @@ impl RealTime {
         leaf.cumul += len;
         match next {
             Some(head) => {
-                leaf.e = leaf.eligible.y2x(leaf.cumul);
+                leaf.e = leaf.eligible_time();
                 leaf.d = leaf.deadline.y2x(leaf.cumul + head);
                 self.place(c, now);
             }
@@ -221,9 +232,7 @@ impl RealTime {
                 }
                 continue;
             }
-            if leaf.e != leaf.eligible.y2x(leaf.cumul)
-                || leaf.d != leaf.deadline.y2x(leaf.cumul + head(c))
-            {
+            if leaf.e != leaf.eligible_time() || leaf.d != leaf.deadline.y2x(leaf.cumul + head(c)) {
                 return Err(format!("leaf {c}: e or d does not follow from its curves"));
             }
             match (p, r) {
