@@ -113,15 +113,26 @@ impl ServiceCurve {
     }
 }
 
-/// Bytes a segment of slope `m` carries in `t` ns: `floor(m · t / 8e9)`.
+/// Bits per byte times nanoseconds per second: the scale between bytes·ns and bit/s.
+const BIT_NS_PER_BYTE_S: u64 = 8 * NANOS_PER_SEC;
+
+/// Bytes a segment of slope `m` carries in `t` ns: `floor(m · t / 8e9)`. Computed in
+/// `u64` when the product fits (the common case: under 2^64 bit·ns, e.g. 10 Gbit/s for
+/// 1.8 s), else in `u128`; both give the same exact result.
 #[inline]
 fn seg_bytes(m: Rate, t: u64) -> u64 {
-    let b = u128::from(m.0) * u128::from(t) / (8 * u128::from(NANOS_PER_SEC));
-    u64::try_from(b).unwrap_or(u64::MAX)
+    match m.0.checked_mul(t) {
+        Some(p) => p / BIT_NS_PER_BYTE_S,
+        None => {
+            let b = u128::from(m.0) * u128::from(t) / u128::from(BIT_NS_PER_BYTE_S);
+            u64::try_from(b).unwrap_or(u64::MAX)
+        }
+    }
 }
 
 /// Nanoseconds a segment of slope `m` needs to carry `b` bytes: `ceil(b · 8e9 / m)`;
-/// `u64::MAX` (never) for a flat segment and `b > 0`.
+/// `u64::MAX` (never) for a flat segment and `b > 0`. `u64` fast path as in
+/// [`seg_bytes`].
 #[inline]
 fn seg_time(m: Rate, b: u64) -> u64 {
     if b == 0 {
@@ -130,8 +141,13 @@ fn seg_time(m: Rate, b: u64) -> u64 {
     if m.0 == 0 {
         return u64::MAX;
     }
-    let t = (u128::from(b) * 8 * u128::from(NANOS_PER_SEC)).div_ceil(u128::from(m.0));
-    u64::try_from(t).unwrap_or(u64::MAX)
+    match b.checked_mul(BIT_NS_PER_BYTE_S) {
+        Some(p) => p.div_ceil(m.0),
+        None => {
+            let t = (u128::from(b) * u128::from(BIT_NS_PER_BYTE_S)).div_ceil(u128::from(m.0));
+            u64::try_from(t).unwrap_or(u64::MAX)
+        }
+    }
 }
 
 impl ServiceCurve {
@@ -470,6 +486,20 @@ mod tests {
                 let at = x + p * 1000;
                 let want = old.x2y(at).min(fresh.x2y(at));
                 prop_assert!(got.x2y(at).abs_diff(want) <= 2, "at {}: {} vs {}", at, got.x2y(at), want);
+            }
+        }
+
+        /// The `u64` fast paths give exactly the `u128` results, on both sides of the
+        /// overflow boundary.
+        #[test]
+        fn segment_arithmetic_is_exact(m in any::<u64>(), t in any::<u64>(), small in 0u64..1 << 34) {
+            for (m, t) in [(m, t), (m >> 30, small), (small, t >> 30)] {
+                let want = u128::from(m) * u128::from(t) / 8_000_000_000;
+                prop_assert_eq!(u128::from(seg_bytes(Rate(m), t)), want.min(u128::from(u64::MAX)));
+                if m > 0 && t > 0 {
+                    let want = (u128::from(t) * 8_000_000_000).div_ceil(u128::from(m));
+                    prop_assert_eq!(u128::from(seg_time(Rate(m), t)), want.min(u128::from(u64::MAX)));
+                }
             }
         }
 
