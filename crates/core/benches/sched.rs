@@ -20,7 +20,6 @@ use linkshare_core::sched::fifo::Fifo;
 use linkshare_core::sched::hdrr::Hdrr;
 use linkshare_core::sched::hfsc::Hfsc;
 use linkshare_core::sched::hls::Hls;
-use linkshare_core::sched::hwf2q::Hwf2q;
 use linkshare_core::sched::prio::Prio;
 use linkshare_core::sched::sced::Sced;
 use linkshare_core::sched::wf2q::Wf2q;
@@ -216,7 +215,11 @@ mod bare {
     /// H-WF2Q+ on the flat tree (one server: the cost of the shared engine).
     #[divan::bench(args = CLASSES)]
     fn hwf2q(bencher: Bencher<'_, '_>, n: usize) {
-        paced_pairs(bencher, n, Hwf2q::new(&tree(n)).expect("flat trees build"));
+        paced_pairs(
+            bencher,
+            n,
+            Wf2q::hierarchical(&tree(n)).expect("flat trees build"),
+        );
     }
 
     /// `rt = ls` curves of [`rt_tree`] as SCED deadline curves, paced at the link rate.

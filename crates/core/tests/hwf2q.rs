@@ -3,7 +3,6 @@
 //! engine's bookkeeping under random operations.
 
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
-use linkshare_core::sched::hwf2q::Hwf2q;
 use linkshare_core::sched::wf2q::Wf2q;
 use linkshare_core::sched::{Enqueue, Scheduler, SchedulerKind, build};
 use linkshare_core::testing::TestPacket;
@@ -103,7 +102,7 @@ fn within_shares(order: &[ClassId], shares: &[(ClassId, u64, u64)], slack: i64) 
 #[test]
 fn rates_come_from_the_parent_by_weight() {
     let t = two_levels();
-    let h = Hwf2q::<TestPacket>::new(&t).unwrap();
+    let h = Wf2q::<TestPacket>::hierarchical(&t).unwrap();
     let rate = |n: &str| h.rate_of(t.id_of(n).unwrap()).unwrap();
     assert_eq!(rate("a1"), Rate::from_mbit(2));
     assert_eq!(rate("a2"), Rate::from_mbit(4));
@@ -140,7 +139,7 @@ fn greedy_leaves_get_the_hierarchical_allocation() {
     let (a1, a2, b1, b2) = (id("a1"), id("a2"), id("b1"), id("b2"));
     let link = t.link_rate();
 
-    let mut h = Hwf2q::new(&t).unwrap();
+    let mut h = Wf2q::hierarchical(&t).unwrap();
     let (order, _) = drive(&mut h, &[a1, a2, b1, b2], Instant::ZERO, link, 1000, 10_000);
     within_shares(
         &order,
@@ -148,7 +147,7 @@ fn greedy_leaves_get_the_hierarchical_allocation() {
         2,
     );
 
-    let mut h = Hwf2q::new(&t).unwrap();
+    let mut h = Wf2q::hierarchical(&t).unwrap();
     let (order, _) = drive(&mut h, &[a1, a2, b1], Instant::ZERO, link, 1000, 10_000);
     within_shares(&order, &[(a1, 2, 10), (a2, 4, 10), (b1, 4, 10)], 2);
     assert_eq!(h.served(id("B")), Some(4000 * 1000));
@@ -174,7 +173,7 @@ fn a_class_back_from_idle_gets_its_share_and_no_burst() {
     let id = |n: &str| t.id_of(n).unwrap();
     let (a1, a2, b1) = (id("a1"), id("a2"), id("b1"));
     let link = t.link_rate();
-    let mut h = Hwf2q::new(&t).unwrap();
+    let mut h = Wf2q::hierarchical(&t).unwrap();
     // a2 sends a little first, then idles while a1 and b1 are greedy.
     let (first, now) = drive(&mut h, &[a1, a2, b1], Instant::ZERO, link, 1000, 40);
     within_shares(&first, &[(a1, 1, 4), (a2, 1, 4), (b1, 1, 2)], 2);
@@ -196,7 +195,7 @@ fn on_a_flat_tree_it_is_wf2q() {
         .collect();
     let t = tree(Rate::from_mbit(10), classes);
     let leaves = t.leaves().to_vec();
-    let mut h = Hwf2q::new(&t).unwrap();
+    let mut h = Wf2q::hierarchical(&t).unwrap();
     let mut w = Wf2q::new(&t).unwrap();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
@@ -241,7 +240,7 @@ fn shares_hold_across_rebases_at_every_level() {
         ],
     );
     let (a1, a2) = (t.id_of("a1").unwrap(), t.id_of("a2").unwrap());
-    let mut h = Hwf2q::new(&t).unwrap();
+    let mut h = Wf2q::hierarchical(&t).unwrap();
     let (order, _) = drive(
         &mut h,
         &[a1, a2],
@@ -291,7 +290,7 @@ proptest! {
         }
         let t = tree(Rate::from_mbit(10), specs);
         let leaves = t.leaves().to_vec();
-        let mut h = Hwf2q::new(&t).unwrap();
+        let mut h = Wf2q::hierarchical(&t).unwrap();
         let mut now = Instant::ZERO;
         let mut queued = 0usize;
         for op in ops {

@@ -11,7 +11,6 @@ use super::hdrr::Hdrr;
 use super::hfsc::Hfsc;
 use super::hls::Hls;
 use super::htb::Htb;
-use super::hwf2q::Hwf2q;
 use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
@@ -41,7 +40,7 @@ pub enum SchedulerKind {
     Fsc,
     /// [`super::wf2q::Wf2q`].
     Wf2q,
-    /// [`super::hwf2q::Hwf2q`].
+    /// [`super::wf2q::Wf2q::hierarchical`] (H-WF2Q+, [`super::hwf2q`]).
     Hwf2q,
     /// [`super::sced::Sced`].
     Sced,
@@ -169,7 +168,7 @@ pub fn build<P: Packet + 'static>(
             Box::new(Wf2q::new(tree).map_err(|message| BuildError { kind, message })?)
         }
         SchedulerKind::Hwf2q => {
-            Box::new(Hwf2q::new(tree).map_err(|message| BuildError { kind, message })?)
+            Box::new(Wf2q::hierarchical(tree).map_err(|message| BuildError { kind, message })?)
         }
         SchedulerKind::Sced => {
             Box::new(Sced::new(tree).map_err(|message| BuildError { kind, message })?)

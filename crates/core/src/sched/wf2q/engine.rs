@@ -1,6 +1,6 @@
 //! The H-PFQ engine with WF2Q+ servers (Bennett and Zhang's hierarchical packet fair
 //! queueing), shared by [`Wf2q`](super::Wf2q) (one level: every leaf under the root) and
-//! [`Hwf2q`](crate::sched::hwf2q::Hwf2q) (the class tree).
+//! [`Wf2q::hierarchical`](super::Wf2q::hierarchical) (the class tree, H-WF2Q+).
 //!
 //! Every class with children runs a [`Server`] among them. Every backlogged class other
 //! than the root holds a *logical queue* of one packet, its *head*: for a leaf the first

@@ -49,7 +49,7 @@
 //! the start of a busy period, WF2Q+'s tags are GPS's, `V` never passes GPS's, and a
 //! leaf stays within one packet of its GPS service (tested against a fluid GPS).
 //!
-//! The hierarchical version, [`Hwf2q`](crate::sched::hwf2q::Hwf2q), runs one such server
+//! The hierarchical version, [`Wf2q::hierarchical`] ([`super::hwf2q`]), runs one such server
 //! per interior class; both share one engine (`engine.rs`), of which flat WF2Q+ is the
 //! one-level case.
 //!
@@ -119,10 +119,13 @@ use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Instant, Rate};
 
-/// Flat WF2Q+ over the leaves of a tree. See the [module docs](self).
+/// WF2Q+ over the leaves of a tree ([`Wf2q::new`], this module's docs), or over the
+/// whole hierarchy as H-WF2Q+ ([`Wf2q::hierarchical`], [`super::hwf2q`]'s docs): one
+/// engine, two topologies.
 #[derive(Debug)]
 pub struct Wf2q<P> {
     engine: Engine<P>,
+    name: &'static str,
 }
 
 impl<P: Packet> Wf2q<P> {
@@ -138,16 +141,31 @@ impl<P: Packet> Wf2q<P> {
             .collect();
         Ok(Wf2q {
             engine: Engine::new(tree, Topology { parent, rate }),
+            name: "wf2q",
         })
     }
 
-    /// The rate `r_i` guaranteed to leaf `class` (the link rate for the root), or `None`
-    /// for a class that is not scheduled (interior, or not in the tree).
+    /// H-WF2Q+ over the class tree of `tree`, with the rates of [`super::hwf2q`]'s docs;
+    /// fails (with the class and how to fix it) if a class without a rate would get a
+    /// zero share.
+    pub fn hierarchical(tree: &ClassTree) -> Result<Wf2q<P>, String> {
+        let rate = rates::hierarchical(tree)?;
+        let parent = tree.classes().iter().map(|c| c.parent).collect();
+        Ok(Wf2q {
+            engine: Engine::new(tree, Topology { parent, rate }),
+            name: "hwf2q",
+        })
+    }
+
+    /// The rate guaranteed to `class` (the link rate for the root), or `None` for a
+    /// class that is not scheduled (an interior class under flat WF2Q+, or not in the
+    /// tree).
     pub fn rate_of(&self, class: ClassId) -> Option<Rate> {
         self.engine.rate_of(class)
     }
 
-    /// Bytes dequeued from `class` so far.
+    /// Bytes dequeued from `class` (from its subtree, for an interior class under
+    /// H-WF2Q+) so far.
     pub fn served(&self, class: ClassId) -> Option<u64> {
         self.engine.served(class)
     }
@@ -165,7 +183,7 @@ impl<P: Packet> Wf2q<P> {
 
 impl<P: Packet> Scheduler<P> for Wf2q<P> {
     fn name(&self) -> &'static str {
-        "wf2q"
+        self.name
     }
 
     fn is_work_conserving(&self) -> bool {
