@@ -4,9 +4,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-use common::{TempDir, position_of};
+use common::{TempDir, linkshare, position_of};
 use linkshare_cli::scenario::{BestEffort, Problem, load_str};
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::units::{Bytes, Duration, Rate};
@@ -119,14 +118,6 @@ fn best_effort_problems_have_positions_and_fixes() {
     let ps = problems(&text);
     assert_eq!(ps.len(), 1, "{ps:?}");
     assert!(ps[0].problem.contains("m1"), "{}", ps[0].problem);
-}
-
-fn linkshare(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linkshare"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run linkshare")
 }
 
 /// The H-FSC paper's audio and video curves on 10 Mbit/s with 1500 B packets:

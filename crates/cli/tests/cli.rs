@@ -4,25 +4,8 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
 
-use common::{TempDir, position_of, scenarios_dir};
-
-fn linkshare(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linkshare"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run linkshare")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{TempDir, linkshare, position_of, scenarios_dir, stderr, stdout};
 
 /// Every file under `dir`, by path relative to it, with its bytes.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {

@@ -3,26 +3,7 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-use common::TempDir;
-
-fn linkshare(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linkshare"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run linkshare")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{TempDir, linkshare, stderr, stdout};
 
 fn assert_contains(text: &str, needles: &[&str]) {
     for n in needles {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The repository's `scenarios/` directory.
@@ -49,4 +50,23 @@ pub fn position_of(text: &str, needle: &str) -> (u32, u32) {
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().unwrap().chars().count() + 1;
     (line as u32, col as u32)
+}
+
+/// Runs the `linkshare` binary with `args` in `cwd`.
+pub fn linkshare(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linkshare"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run linkshare")
+}
+
+/// The standard output of a run, as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The standard error of a run, as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
