@@ -85,10 +85,12 @@ fn hls_table2_prints_both_gamma_columns_and_the_discrepancy() {
     assert_eq!(csv.lines().count(), 9);
 }
 
-/// Experiment 2 with every time divided by 25 (1 s; C pauses during [0.4, 0.8) s;
-/// windows of 8 ms), HLS only: in every interval, after the first window, each class
-/// is within 2% of its reference: 300 : 300 : 400 Mbit/s for A1 : B2 : C while all
-/// send, 500 : 500 while C pauses, whatever the variant's leaf guarantees.
+/// Experiment 2 with every time divided by 5 (5 s; C pauses during [2, 4) s; windows of
+/// 40 ms), HLS only: in every interval, after the first window, each class is within 2%
+/// of its reference: 300 : 300 : 400 Mbit/s for A1 : B2 : C while all send, 500 : 500
+/// while C pauses, whatever the variant's leaf guarantees. (Shortened less, C's full
+/// queue of 1000 packets, which drains in 20 ms at 400 Mbit/s after C stops sending,
+/// would still be sending during the first measured window of the pause.)
 #[test]
 fn shortened_exp2_under_hls_tracks_the_reference() {
     let dir = TempDir::new("repro-exp2");
@@ -99,7 +101,7 @@ fn shortened_exp2_under_hls_tracks_the_reference() {
             "--schedulers",
             "hls",
             "--shorten",
-            "25",
+            "5",
             "--out",
             "e",
         ],
@@ -125,7 +127,7 @@ fn shortened_exp2_under_hls_tracks_the_reference() {
             let reference: f64 = cells[5].parse().unwrap();
             assert_eq!(cells[6], "hls");
             let measured: f64 = cells[7].parse().unwrap();
-            let expected = match (class, start > 0.3 && start < 0.5) {
+            let expected = match (class, start > 1.5 && start < 2.5) {
                 ("A1" | "B2", false) => 300e6,
                 ("C", false) => 400e6,
                 ("A1" | "B2", true) => 500e6,

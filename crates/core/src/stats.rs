@@ -9,6 +9,15 @@
 //!
 //! [`Qdisc::check_conservation`] verifies both, per class and in total, in packets and
 //! in bytes; the conformance harness calls it after every operation.
+//!
+//! The buffer policy decides before the discipline sees an arrival. An arrival to a leaf
+//! that the class's limit or the shared limit refuses ([`DropReason::ClassLimit`],
+//! [`DropReason::SharedLimit`]) is still reported to the discipline, through
+//! [`Scheduler::arrival_refused`] at the arrival's instant, because some disciplines
+//! react to every arrival, admitted or not (CBQ's top-level cutoff, as in Linux, where
+//! the class's queue drops the packet inside the qdisc's enqueue). Arrivals refused as
+//! [`DropReason::NotALeaf`] or [`DropReason::TooLarge`] are not: they are not arrivals
+//! to a class that can hold packets, or not packets the class accepts at all.
 
 use crate::buffer::{BufferConfig, Overflow};
 use crate::hierarchy::{ClassId, ClassTree, Limit};
@@ -185,6 +194,9 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
         };
         counters.arrived.add(len);
         if let Some(reason) = self.refusal(class, len, &mut on_drop) {
+            if matches!(reason, DropReason::ClassLimit | DropReason::SharedLimit) {
+                self.sched.arrival_refused(now, class);
+            }
             self.count_refusal(class, len, reason);
             on_drop(Dropped { pkt, class, reason });
             return false;

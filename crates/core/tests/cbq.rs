@@ -1,14 +1,16 @@
 //! CBQ against hand-derived expectations: the estimator's fixed-point arithmetic, the
-//! top-level cutoff, strict priority among unregulated classes, rates of bounded and
-//! borrowing classes on a link driven through `EgressPort`, and the HLS paper's §VIII-C
-//! observation that CBQ's split follows the leaves' guarantees rather than their
-//! parents'. A property test runs shaping-heavy trees through the conformance harness.
+//! top-level cutoff (moved by arrivals the buffer policy refuses too), strict priority
+//! among unregulated classes, rates of bounded and borrowing classes on a link driven
+//! through `EgressPort`, and the HLS paper's §VIII-C observation that CBQ's split follows
+//! the leaves' guarantees rather than their parents'. A property test runs shaping-heavy
+//! trees through the conformance harness.
 
 use linkshare_core::buffer::BufferConfig;
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, Limit, LinkSpec};
 use linkshare_core::port::{EgressPort, Transmit};
 use linkshare_core::sched::cbq::Cbq;
-use linkshare_core::sched::{Enqueue, PollAt, Scheduler};
+use linkshare_core::sched::{DropReason, Enqueue, PollAt, Scheduler};
+use linkshare_core::stats::Qdisc;
 use linkshare_core::testing::{Op, TestPacket, check};
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use proptest::prelude::*;
@@ -329,6 +331,103 @@ fn the_cutoff_rule_counts_the_queue_at_the_next_dequeue() {
         assert_eq!(s.class_state(a).unwrap().undertime, undertime, "{id}");
         put(&mut s, now, a, id + 2);
         now += Duration(800_000);
+    }
+}
+
+/// What the buffer policy does with `b`'s arrival in
+/// `a_refused_arrival_cuts_off_borrowing_like_an_admitted_one`.
+#[derive(Clone, Copy, Debug)]
+enum Fate {
+    /// `b`'s queue has room (limit 2 packets).
+    Admitted,
+    /// `b`'s own limit (1 packet) is reached.
+    ClassLimit,
+    /// The shared buffer (8 packets) is full.
+    SharedLimit,
+    /// The arrival is longer than `b`'s 1000-byte maximum packet.
+    TooLarge,
+}
+
+/// A refused arrival moves the cutoff as an admitted one does (Linux's `cbq_enqueue`
+/// calls `cbq_mark_toplevel` for a packet its class's queue drops), and only refusals
+/// by a buffer limit count: a packet too large for its class is no arrival to it.
+/// Leaves `a` and `b` allotted 5 of 10 Mbit/s (1000 B: 0.8 ms at line rate), quanta
+/// 20 000 B for `a` (it keeps the turn for 20 packets) and 1000 B for `b`. At t = 0, 7
+/// packets to `a`, then 1 to `b`; `a` has the turn. By hand (the numbers of
+/// `the_cutoff_rule_counts_the_queue_at_the_next_dequeue`):
+/// * `a` sends at 0 (rested) and 0.8 ms (overlimit after it, until 2 424 219 ns); at
+///   1.6 ms the rule for its second packet raises the cutoff to the root's level, 1, and
+///   `a` borrows from the root (overlimit until 3 998 462 ns).
+/// * At 2.4 ms 3 more packets to `a` (overlimit; the root is not below the cutoff:
+///   nothing moves), which fills a shared buffer of 8 packets; then one to `b`, still
+///   rested and underlimit at level 0. Admitted or refused by a limit, it drops the
+///   cutoff to 0: at the next dequeue `a` may not borrow and `b` sends although `a` has
+///   the turn. Refused as too large, it leaves the cutoff at 1 and `a` sends.
+#[test]
+fn a_refused_arrival_cuts_off_borrowing_like_an_admitted_one() {
+    for fate in [
+        Fate::Admitted,
+        Fate::ClassLimit,
+        Fate::SharedLimit,
+        Fate::TooLarge,
+    ] {
+        let mut a = class("a", None, 5);
+        a.quantum = Some(Bytes(20_000));
+        let mut b = class("b", None, 5);
+        b.quantum = Some(Bytes(1000));
+        b.limit = Some(Limit::Packets(match fate {
+            Fate::ClassLimit => 1,
+            _ => 2,
+        }));
+        let t = tree(Rate::from_mbit(10), vec![a, b]);
+        let (a, b) = (t.id_of("a").unwrap(), t.id_of("b").unwrap());
+        let buffer = BufferConfig {
+            shared: matches!(fate, Fate::SharedLimit).then_some(Limit::Packets(8)),
+            ..BufferConfig::default()
+        };
+        let mut q = Qdisc::new(&t, Cbq::new(&t), buffer);
+        let offer = |q: &mut Qdisc<TestPacket, Cbq<TestPacket>>, now, class, id, len| {
+            let mut refused = None;
+            let queued = q.enqueue(now, class, TestPacket { id, len }, |d| {
+                refused = Some(d.reason);
+            });
+            assert_eq!(queued, refused.is_none(), "{fate:?}: packet {id}");
+            refused
+        };
+        for id in 0..7 {
+            assert_eq!(offer(&mut q, T0, a, id, 1000), None);
+        }
+        assert_eq!(offer(&mut q, T0, b, 100, 1000), None);
+        let mut now = T0;
+        for id in 0..3 {
+            assert_eq!(q.dequeue(now).map(|d| d.pkt.id), Some(id), "{fate:?}");
+            now += Duration(800_000);
+        }
+        let cbq = |q: &Qdisc<TestPacket, Cbq<TestPacket>>| q.scheduler().toplevel();
+        assert_eq!(cbq(&q), Some(1), "{fate:?}: a borrows from the root");
+        assert_eq!(
+            q.scheduler().class_state(a).unwrap().undertime,
+            Some(Instant(3_998_462))
+        );
+        for id in 7..10 {
+            assert_eq!(offer(&mut q, now, a, id, 1000), None);
+        }
+        assert_eq!(cbq(&q), Some(1), "{fate:?}: a is overlimit");
+        let (len, want) = match fate {
+            Fate::Admitted => (1000, None),
+            Fate::ClassLimit => (1000, Some(DropReason::ClassLimit)),
+            Fate::SharedLimit => (1000, Some(DropReason::SharedLimit)),
+            Fate::TooLarge => (1500, Some(DropReason::TooLarge)),
+        };
+        assert_eq!(offer(&mut q, now, b, 101, len), want, "{fate:?}");
+        let (cutoff, next) = match fate {
+            Fate::TooLarge => (Some(1), (a, 3)),
+            _ => (Some(0), (b, 100)),
+        };
+        assert_eq!(cbq(&q), cutoff, "{fate:?}");
+        let sent = q.dequeue(now).map(|d| (d.class, d.pkt.id));
+        assert_eq!(sent, Some(next), "{fate:?}");
+        assert_eq!(q.check_conservation(), Ok(()));
     }
 }
 

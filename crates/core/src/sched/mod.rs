@@ -181,6 +181,21 @@ pub trait Scheduler<P: Packet> {
 
     /// Removes and returns the most recently queued packet of `class`, if it has one.
     fn remove_newest(&mut self, class: ClassId) -> Option<P>;
+
+    /// Tells the discipline that an arrival to leaf `class` at `now` was refused before
+    /// it saw it: [`crate::Qdisc`] calls this, in place of [`Scheduler::enqueue`], when
+    /// its buffer policy (the class's limit or the shared limit) turns the packet away
+    /// ([`DropReason::ClassLimit`], [`DropReason::SharedLimit`]; not for
+    /// [`DropReason::NotALeaf`] or [`DropReason::TooLarge`]). `now` is the arrival's
+    /// instant, in the same non-decreasing sequence as every other call. The packet is
+    /// gone and the discipline's queues are unchanged; only a discipline whose state
+    /// reacts to every arrival, admitted or not, overrides this (CBQ lowers its top-level
+    /// cutoff, as Linux's `cbq_enqueue` does for a packet its class queue drops). The
+    /// default does nothing. Must not allocate.
+    #[inline]
+    fn arrival_refused(&mut self, now: Instant, class: ClassId) {
+        let _ = (now, class);
+    }
 }
 
 impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
@@ -213,6 +228,10 @@ impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
     #[inline]
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         (**self).remove_newest(class)
+    }
+    #[inline]
+    fn arrival_refused(&mut self, now: Instant, class: ClassId) {
+        (**self).arrival_refused(now, class);
     }
 }
 

@@ -55,8 +55,10 @@ pub const EXP3: Variant = Variant {
 /// experiment.
 const CHOSEN: &str = "Chosen here (the paper does not say): every class may borrow up to \
     the link rate (ceil 1 Gbit/s); leaf quantum = rate / 1000 bytes (with tc's default \
-    r2q = 10 every quantum would be clamped to 200 000 B); greedy sources keep 2 packets \
-    of 1000 B queued.";
+    r2q = 10 every quantum would be clamped to 200 000 B); each sending leaf is flooded, \
+    as on the paper's testbed: CBR at 1.1 Gbit/s (above the link rate) of 1000 B packets \
+    into a queue of 1000 packets (Linux's default pfifo length), which drops the excess; \
+    CBQ's top-level cutoff sees the dropped arrivals, as Linux's does.";
 
 /// `hls-exp1`.
 pub fn exp1(opts: &Options, out: &mut dyn Write) -> Result<(), Failure> {
@@ -65,7 +67,7 @@ pub fn exp1(opts: &Options, out: &mut dyn Write) -> Result<(), Failure> {
         out,
         &[
             "hls-exp1: HLS paper §VIII-B (Figs. 7, 8): the hierarchy of Fig. 1 at 1 Gbit/s, \
-             every leaf greedy with 1000 B packets, leaves going idle one after another.",
+             every leaf flooded with 1000 B packets, leaves going idle one after another.",
             "Reconstructed: the paper's guarantees and idle sequence did not survive \
              extraction; we use Fig. 1's guarantees (A1 100, A2 200, B1 100, B2 200, \
              C 400 Mbit/s) and make B1 idle from 5 s, B2 from 10 s, C from 15 s; 20 s \
@@ -91,7 +93,7 @@ pub fn exp2(opts: &Options, out: &mut dyn Write) -> Result<(), Failure> {
         out,
         &[
             "hls-exp2: HLS paper §VIII-C (Fig. 9): isolation of guarantees. Fig. 1 at \
-             1 Gbit/s; A1, B2 and C greedy (1000 B packets), C pauses during [10, 20) s; \
+             1 Gbit/s; A1, B2 and C flooded (1000 B packets), C pauses during [10, 20) s; \
              25 s. Leaf guarantees (Mbit/s) A1/A2/B1/B2: L 140/160/140/160, \
              M 100/200/100/200, H 60/240/60/240 (the paper's table); A 300, B 300, C 400.",
             "Reconstructed: nothing in the setup (the guarantees table survived extraction).",
@@ -190,7 +192,7 @@ pub fn exp3(opts: &Options, out: &mut dyn Write) -> Result<(), Failure> {
         out,
         &[
             "hls-exp3: HLS paper §VIII-D (Figs. 10, 11): A, B1 and C1 send for 4 s and pause \
-             for 0.5 s, five times; 1 Gbit/s, greedy sources of 1000 B packets.",
+             for 0.5 s, five times; 1 Gbit/s, sources flooding with 1000 B packets.",
             "Reconstructed: Fig. 10's hierarchy did not survive extraction. From the text \
              (HLS shares 4 : 5 : 5 by the guarantees of A, B, C; C1's parent is guaranteed \
              250 Mbit/s): A 200 (a leaf), B 250, C 250 Mbit/s; ours: B1 50, B2 200, C1 50, \

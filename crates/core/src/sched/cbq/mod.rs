@@ -22,8 +22,9 @@
 //!   first underlimit ancestor is the lender, provided every class visited is at a level
 //!   `<=` the *top-level cutoff* `toplevel` (leaves are at level 0, every other class one
 //!   above its highest child). `toplevel` moves as in Linux:
-//!   * on every arrival to leaf `c`: if `toplevel > level(c)`, it drops to the level of
-//!     the first underlimit class among `c` and its borrow chain that is below
+//!   * on every arrival to leaf `c`, queued or refused by the buffer policy (see
+//!     [`Scheduler::arrival_refused`]): if `toplevel > level(c)`, it drops to the level
+//!     of the first underlimit class among `c` and its borrow chain that is below
 //!     `toplevel` (`cbq_mark_toplevel`);
 //!   * at the dequeue that follows a transmission from leaf `c` that borrowed from `b`
 //!     (`b = c` if it did not borrow): if `toplevel >= level(b)` and `c` then has more
@@ -119,19 +120,18 @@
 //! * Quanta are normalised over the leaves of a band; Linux also counts interior classes
 //!   (never scheduled), which rescales every quantum of the band by the same factor, and
 //!   it replaces quanta above 32 MTU by MTU/2 + 1.
-//! * Linux also lowers the cutoff for an arrival that its class's queue then drops;
-//!   here buffer limits are applied by [`crate::Qdisc`] before the scheduler sees the
-//!   packet, so only accepted arrivals move the cutoff. A greedy source behind a full
-//!   queue therefore stops pulling the cutoff down until its queue has room again.
-//!   This matters: the arrival rule is what keeps a leaf from borrowing from far up
-//!   while another backlogged leaf has an underlimit ancestor lower down, and it acts
-//!   only as often as that other leaf's arrivals reach the scheduler. With sources
-//!   that only refill as their packets leave, a leaf that borrows from the root
-//!   keeps doing so for its whole round-robin turn, and the excess is shared by the
-//!   quanta (in the HLS paper's Experiment 2, variant M, with A1, B2 and C greedy,
-//!   A1 gets 1/7 of the link, its quantum's share, instead of A's 3/10); with every
-//!   arrival of flooding sources reaching the scheduler, as in Linux, A and B keep
-//!   their guarantees (`tests/cbq.rs`).
+//! * Buffer limits are applied by [`crate::Qdisc`] before the scheduler sees a packet,
+//!   not by a queue inside the class as in Linux; an arrival refused there still moves
+//!   the cutoff, through [`Scheduler::arrival_refused`], as Linux's `cbq_enqueue` does
+//!   for a packet its class's queue drops. This matters: the arrival rule is what keeps
+//!   a leaf from borrowing from far up while another backlogged leaf has an underlimit
+//!   ancestor lower down, and it acts as often as that other leaf's arrivals come,
+//!   refused or not. Sources flooding full queues, as the HLS paper's testbed
+//!   generator did, therefore keep the cutoff down; with sources that only refill as
+//!   their packets leave, a leaf that borrows from the root keeps doing so for its
+//!   whole round-robin turn and the excess is shared by the quanta (in the HLS paper's
+//!   Experiment 2, variant M, with A1, B2 and C greedy that way, A1 gets 1/7 of the
+//!   link, its quantum's share, instead of A's 3/10; `tests/cbq.rs`).
 //! * No `split`/`defmap` classification, no `isolated` classes (see the table), no
 //!   packets queued at interior classes.
 //!
@@ -599,6 +599,15 @@ impl<P: Packet> Scheduler<P> for Cbq<P> {
             PollAt::Now
         } else {
             PollAt::At(earliest)
+        }
+    }
+
+    /// A refused arrival moves the cutoff exactly as an admitted one does
+    /// (`cbq_mark_toplevel`, which Linux's `cbq_enqueue` also calls when the class's
+    /// queue drops the packet). Arrivals to a class that is not a leaf are ignored.
+    fn arrival_refused(&mut self, now: Instant, class: ClassId) {
+        if self.slots.get(class.index()).is_some_and(|s| s.is_leaf) {
+            self.mark_toplevel(class.0, now);
         }
     }
 
