@@ -242,6 +242,23 @@ fn hierarchy_errors_point_at_the_field() {
     assert_eq!(at(p), position_of(&text, "\"nope\""));
 }
 
+/// A class with a bad parameter does not hide a flow's mistake: both come out in one
+/// pass (the flows are checked against the classes' names and parents).
+#[test]
+fn flows_are_checked_even_when_a_class_is_wrong() {
+    let text = BASE
+        .replace(
+            "name = \"c\"",
+            "name = \"c\"\nrate = \"2mbit\"\nceil = \"1mbit\"",
+        )
+        .replace("class = \"a\"", "class = \"parent\"");
+    let ps = problems(&text);
+    about(&ps, "class[3].ceil");
+    let p = about(&ps, "flow[0].class");
+    assert!(p.problem.contains("`parent` is not a leaf"), "{p}");
+    assert!(p.fix.contains("a, b"), "{p}");
+}
+
 #[test]
 fn unknown_fields_suggest_the_closest() {
     let text = BASE.replace("class = \"a\"", "clas = \"a\"");

@@ -214,6 +214,32 @@ fn endpoint(
     }
 }
 
+/// A link whose class tree has errors (already reported), rebuilt from the classes'
+/// names and parents alone, so that the flows pointing into it can still be checked in
+/// the same pass. The scenario is refused anyway; `None` when even the names and parents
+/// do not make a tree (duplicates, unknown parents, cycles).
+fn skeleton<'d>(
+    def: &'d LinkDef,
+    name: String,
+    link: LinkSpec,
+    specs: &[ClassSpec],
+) -> Option<BuiltLink<'d>> {
+    let bare = specs
+        .iter()
+        .map(|s| ClassSpec::new(&s.name, s.parent.as_deref()))
+        .collect();
+    let tree = ClassTree::build(link, bare).ok()?;
+    Some(BuiltLink {
+        def,
+        name,
+        tree: Arc::new(tree),
+        scheduler: SchedulerKind::Fifo,
+        from: None,
+        to: None,
+        notes: LinkNotes::default(),
+    })
+}
+
 /// Builds the class tree of a link and checks that its scheduler can run it.
 fn build_link<'d>(
     ctx: &mut Ctx<'_>,
@@ -235,7 +261,7 @@ fn build_link<'d>(
                 let problem = class_problem(def, &name, e);
                 ctx.problems.push(problem);
             }
-            return None;
+            return skeleton(def, name, link, &specs);
         }
     };
     let tree = match &def.best_effort {
