@@ -186,6 +186,7 @@ pub struct RuntimeCurve {
 
 impl RuntimeCurve {
     /// The service curve `sc` anchored at `(x, y)`.
+    #[inline]
     pub fn new(sc: &ServiceCurve, x: u64, y: u64) -> RuntimeCurve {
         RuntimeCurve {
             x,
@@ -198,6 +199,7 @@ impl RuntimeCurve {
     }
 
     /// The curve's value at `x`.
+    #[inline]
     pub fn x2y(&self, x: u64) -> u64 {
         if x <= self.x {
             self.y
@@ -211,6 +213,7 @@ impl RuntimeCurve {
     }
 
     /// The smallest `x` at which the curve reaches `y` (`u64::MAX` if it never does).
+    #[inline]
     pub fn y2x(&self, y: u64) -> u64 {
         if y <= self.y {
             self.x
@@ -247,18 +250,25 @@ impl RuntimeCurve {
     ///   below `self` over its whole first segment; otherwise the new curve's first
     ///   segment is cut where it meets `self`, and the result continues on `self`
     ///   (both end with slope `m2`): the pointwise minimum, within a byte per segment.
+    // Inlined everywhere: the linear and flat-convex cases are a comparison and a
+    // re-anchoring, cheaper than the call (H-FSC activates classes on most packets);
+    // the concave case stays out of line.
+    #[inline(always)]
     pub fn min_with(&mut self, sc: &ServiceCurve, x: u64, y: u64) {
-        if !sc.is_concave() {
-            let replace = if sc.has_sloped_convex_start() {
-                self.x2y(x) >= y
-            } else {
-                self.line_above(x, y)
-            };
-            if replace {
+        if sc.is_concave() {
+            self.min_with_concave(sc, x, y);
+        } else if sc.has_sloped_convex_start() {
+            if self.x2y(x) >= y {
                 *self = RuntimeCurve::new(sc, x, y);
             }
-            return;
+        } else if self.line_above(x, y) {
+            *self = RuntimeCurve::new(sc, x, y);
         }
+    }
+
+    /// [`RuntimeCurve::min_with`] for a concave `sc`.
+    #[inline(never)]
+    fn min_with_concave(&mut self, sc: &ServiceCurve, x: u64, y: u64) {
         let here = self.x2y(x);
         if here <= y {
             return;
@@ -291,15 +301,22 @@ impl RuntimeCurve {
     }
 
     /// Whether the line of slope `m2` from the anchor is strictly above `y` at `x`,
-    /// compared exactly (`m2 · (x − x0)` against `(y − y0) · 8e9`, in `u128`), not
-    /// through the rounded-down value `x2y` would give.
+    /// compared exactly (`m2 · (x − x0)` against `(y − y0) · 8e9`: in `u64` when both
+    /// products fit, else in `u128`), not through the rounded-down value `x2y` would
+    /// give.
+    #[inline]
     fn line_above(&self, x: u64, y: u64) -> bool {
         match (x.checked_sub(self.x), y.checked_sub(self.y)) {
             (_, None) => true,
             (None, Some(_)) => false,
             (Some(dt), Some(dy)) => {
-                u128::from(self.m2.0) * u128::from(dt)
-                    > u128::from(dy) * 8 * u128::from(NANOS_PER_SEC)
+                match (self.m2.0.checked_mul(dt), dy.checked_mul(BIT_NS_PER_BYTE_S)) {
+                    (Some(line), Some(point)) => line > point,
+                    _ => {
+                        u128::from(self.m2.0) * u128::from(dt)
+                            > u128::from(dy) * u128::from(BIT_NS_PER_BYTE_S)
+                    }
+                }
             }
         }
     }
@@ -307,6 +324,7 @@ impl RuntimeCurve {
     /// The eligible curve of a deadline curve (H-FSC paper, Eq. 11): the deadline curve
     /// itself for a concave `sc`; for a convex one the line of slope `m2` from the
     /// deadline curve's anchor.
+    #[inline]
     pub fn eligible(&self, sc: &ServiceCurve) -> RuntimeCurve {
         if sc.is_concave() {
             *self
@@ -365,6 +383,25 @@ mod tests {
             RuntimeCurve::new(&ServiceCurve::linear(Rate::ZERO), 0, 0).y2x(1),
             u64::MAX
         );
+    }
+
+    /// The line of slope `m2` is compared strictly and exactly: at 1 Gbit/s one byte
+    /// takes exactly 8 ns, so the point (8 ns, 1 B) after the anchor is on the line, not
+    /// under it; at 2^62 bit/s over 2^40 ns the products overflow `u64` and the `u128`
+    /// path gives the same answers.
+    #[test]
+    fn line_above_by_hand() {
+        let c = RuntimeCurve::new(&ServiceCurve::linear(Rate::from_gbit(1)), 100, 50);
+        assert!(!c.line_above(108, 51));
+        assert!(c.line_above(109, 51));
+        assert!(!c.line_above(107, 51));
+        let fast = RuntimeCurve::new(&ServiceCurve::linear(Rate(1 << 62)), 0, 0);
+        // 2^62 bit/s for 2^40 ns = 2^102 / 8e9 B = 2^99 / 1e9 B, about 6.3e20 B: above
+        // u64::MAX bytes, so every representable ordinate is under the line.
+        assert!(fast.line_above(1 << 40, u64::MAX));
+        // For 2^20 ns: 2^82 / 8e9 = 604_462_909_807_314.6... B.
+        assert!(fast.line_above(1 << 20, 604_462_909_807_314));
+        assert!(!fast.line_above(1 << 20, 604_462_909_807_315));
     }
 
     /// Issue 4: a class driven for a simulated year at 100 Gbit/s, re-anchored at every
@@ -501,6 +538,20 @@ mod tests {
                     prop_assert_eq!(u128::from(seg_time(Rate(m), t)), want.min(u128::from(u64::MAX)));
                 }
             }
+        }
+
+        /// The comparison with the line of slope `m2` is exact on both sides of the
+        /// `u64` overflow boundary: it agrees with `m2 · (x − x0) > (y − y0) · 8e9`
+        /// computed in `u128`, and a point below the anchor is always under the line.
+        #[test]
+        fn line_above_is_exact(m2 in any::<u64>(), dt in any::<u64>(), dy in any::<u64>(), shift in 0u32..64) {
+            let (m2, dt, dy) = (m2 >> shift, dt >> (63 - shift.min(63)), dy >> shift);
+            let c = RuntimeCurve::new(&ServiceCurve::linear(Rate(m2)), 1000, 500);
+            let (x, y) = (1000u64.saturating_add(dt), 500u64.saturating_add(dy));
+            let want = u128::from(m2) * u128::from(x - 1000) > u128::from(y - 500) * 8_000_000_000;
+            prop_assert_eq!(c.line_above(x, y), want);
+            prop_assert!(c.line_above(x, 499));
+            prop_assert!(!c.line_above(999, 500 + dy));
         }
 
         /// `y2x` is the exact inverse of `x2y`: the smallest abscissa reaching `y`.

@@ -19,6 +19,8 @@
 //!   a service or an activation only marks the child stale (a flag and a list of stale
 //!   slots per parent), and the read re-keys the stale children still active, each once
 //!   however often it was served in between. A child that leaves is removed at once.
+//!   The read takes a fitting child's virtual time from its key in `fit` (equal by
+//!   invariant), so it touches the parent's compact sets, not the children's records.
 //!
 //! The fit time of a class is `f = max(U^{-1}(w), cf)` with `U` its upper-limit curve
 //! (`0` without one) and `cf` the earliest fit time among its active children: `0` if one
@@ -100,9 +102,6 @@ struct Node {
     kids: u32,
     /// Whether the class is active for link-sharing.
     active: bool,
-    /// Whether the class's key in its parent's `latest` may lag its virtual time; its
-    /// slot is then in the parent's `stale` list.
-    stale: bool,
     /// Whether the class has an upper limit (and an `ls` curve).
     limited: bool,
     /// Whether the virtual and upper-limit curves have been anchored once.
@@ -134,6 +133,8 @@ struct Children {
     latest: IndexedHeap,
     /// Slots of the children whose key in `latest` may lag (each at most once).
     stale: Vec<u32>,
+    /// By slot: whether the child is on the `stale` list.
+    marked: Vec<bool>,
     /// Largest virtual time of a child chosen by link-sharing in this active period.
     cvtmin: u64,
     /// Largest virtual time a child had when it left the active set.
@@ -177,7 +178,6 @@ impl LinkSharing {
                 up: 0,
                 kids: NO_KIDS,
                 active: false,
-                stale: false,
                 limited: c.ls.is_some() && c.ul.is_some(),
                 anchored: false,
             })
@@ -208,6 +208,7 @@ impl LinkSharing {
                 waiting: IndexedHeap::new(n),
                 latest: IndexedHeap::new(n),
                 stale: Vec::with_capacity(n),
+                marked: vec![false; n],
                 cvtmin: 0,
                 cvtoff: 0,
             });
@@ -238,6 +239,16 @@ impl LinkSharing {
     #[inline]
     pub(super) fn has(&self, c: usize) -> bool {
         self.nodes[c].ls.is_some()
+    }
+
+    /// Loads a word of each cache line of class `c`'s record, so that a later access
+    /// finds them in the cache (an early load, kept by [`core::hint::black_box`]; no
+    /// state changes).
+    #[inline(always)]
+    pub(super) fn touch(&self, c: usize) {
+        if let Some(n) = self.nodes.get(c) {
+            core::hint::black_box((n.total, n.parent));
+        }
     }
 
     /// Whether some class has an upper limit that can hold link-sharing back.
@@ -337,25 +348,26 @@ impl LinkSharing {
     /// Puts active class `k` where it belongs in its parent's sets, given its current
     /// virtual time and fit time and the instant `now`; its key in `latest` is marked
     /// stale, for [`LinkSharing::sync_latest`].
+    #[inline]
     fn place(&mut self, k: usize, now: u64) {
-        let Node {
-            up,
-            slot,
-            vt,
-            stale,
-            ..
-        } = self.nodes[k];
-        let up = up as usize;
-        if !stale {
-            self.nodes[k].stale = true;
-            self.kids[up].stale.push(slot);
+        let Node { up, slot, vt, .. } = self.nodes[k];
+        let kids = &mut self.kids[up as usize];
+        if !kids.marked[slot as usize] {
+            kids.marked[slot as usize] = true;
+            kids.stale.push(slot);
         }
-        if !self.limits {
-            self.kids[up].fit.set(slot, vt);
-            return;
+        if self.limits {
+            self.place_limited(k, now);
+        } else {
+            kids.fit.set(slot, vt);
         }
+    }
+
+    /// [`LinkSharing::place`] in a tree with upper limits, after the stale mark.
+    fn place_limited(&mut self, k: usize, now: u64) {
+        let Node { up, slot, vt, .. } = self.nodes[k];
         let f = self.fit_time(k);
-        let kids = &mut self.kids[up];
+        let kids = &mut self.kids[up as usize];
         if f <= now {
             kids.waiting.remove(slot);
             kids.fit.set(slot, vt);
@@ -374,14 +386,24 @@ impl LinkSharing {
     fn sync_latest(&mut self, at: usize) {
         let LinkSharing { nodes, kids, .. } = self;
         let Children {
-            ids, latest, stale, ..
+            ids,
+            fit,
+            waiting,
+            latest,
+            stale,
+            marked,
+            ..
         } = &mut kids[at];
         for slot in stale.drain(..) {
-            let n = &mut nodes[ids[slot as usize] as usize];
-            n.stale = false;
-            if n.active {
-                latest.set(slot, !n.vt);
-            }
+            marked[slot as usize] = false;
+            let vt = match fit.key_of(slot) {
+                Some(vt) => vt,
+                None if !waiting.is_empty() && waiting.contains(slot) => {
+                    nodes[ids[slot as usize] as usize].vt
+                }
+                None => continue,
+            };
+            latest.set(slot, !vt);
         }
     }
 
@@ -400,10 +422,15 @@ impl LinkSharing {
     /// moves a class between its parent's `fit` and `waiting` sets if its fit time says
     /// so, and stops at the first class whose place is unchanged, since nothing above it
     /// can change then.
-    fn refit_from(&mut self, mut k: usize, now: u64) {
-        if !self.limits {
-            return;
+    #[inline]
+    fn refit_from(&mut self, k: usize, now: u64) {
+        if self.limits {
+            self.refit_limited_from(k, now);
         }
+    }
+
+    /// [`LinkSharing::refit_from`] in a tree with upper limits.
+    fn refit_limited_from(&mut self, mut k: usize, now: u64) {
         while k != ROOT && self.nodes[k].active {
             let f = self.fit_time(k);
             let Node {
@@ -432,15 +459,21 @@ impl LinkSharing {
     }
 
     /// Moves the children of `p` whose fit time has come from `waiting` to `fit`.
+    #[inline]
     fn promote(&mut self, p: usize, now: u64) {
         self.promote_at(self.nodes[p].kids as usize, now);
     }
 
     /// [`LinkSharing::promote`] for the children set `kids[at]`.
+    #[inline]
     fn promote_at(&mut self, at: usize, now: u64) {
-        if !self.limits {
-            return;
+        if self.limits {
+            self.promote_waiting(at, now);
         }
+    }
+
+    /// [`LinkSharing::promote_at`] in a tree with upper limits.
+    fn promote_waiting(&mut self, at: usize, now: u64) {
         while let Some((slot, f)) = self.kids[at].waiting.peek()
             && f <= now
         {
@@ -572,11 +605,11 @@ impl LinkSharing {
                     "class {k}: wrong place among its parent's children"
                 ));
             }
+            let stale = kids.marked[n.slot as usize];
             let listed = kids.stale.iter().filter(|&&s| s == n.slot).count();
-            if listed != usize::from(n.stale) {
+            if listed != usize::from(stale) {
                 return Err(format!(
-                    "class {k}: stale = {} but listed {listed} times",
-                    n.stale
+                    "class {k}: stale = {stale} but listed {listed} times"
                 ));
             }
             let expect_active = self.has(k)
@@ -613,15 +646,15 @@ impl LinkSharing {
             if n.vt != n.virtual_curve.y2x(n.total) {
                 return Err(format!("class {k}: stale virtual time"));
             }
-            let latest_ok = if n.stale {
+            let latest_ok = if stale {
                 latest.is_none_or(|key| !key <= n.vt)
             } else {
                 latest == Some(!n.vt)
             };
             if !latest_ok {
                 return Err(format!(
-                    "class {k}: key {latest:?} in latest, v = {}, stale = {}",
-                    n.vt, n.stale
+                    "class {k}: key {latest:?} in latest, v = {}, stale = {stale}",
+                    n.vt
                 ));
             }
             let f = self.fit_time(k);
