@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{TempDir, linkshare, scenarios_dir, stderr, stdout};
+use common::{TWO_HOPS, TempDir, linkshare, scenarios_dir, stderr, stdout};
 
 fn fig1() -> String {
     std::fs::read_to_string(scenarios_dir().join("hls-fig1.toml")).unwrap()
@@ -221,38 +221,7 @@ fn bounds_of_fig1_are_the_papers() {
 #[test]
 fn bounds_of_several_links_are_keyed_by_name() {
     let dir = TempDir::new("bounds-links");
-    let text = r#"[scenario]
-name = "two"
-duration = "1s"
-
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[node]]
-name = "c"
-
-[[links]]
-name = "l1"
-from = "a"
-to = "b"
-rate = "10mbit"
-[[links.class]]
-name = "x"
-
-[[links]]
-name = "l2"
-from = "b"
-to = "c"
-rate = "5mbit"
-[[links.class]]
-name = "y"
-
-[[flow]]
-name = "f"
-route = [{ link = "l1", class = "x" }, { link = "l2", class = "y" }]
-source = { type = "cbr", rate = "1mbit", size = "1000b" }
-"#;
+    let text = TWO_HOPS;
     let path = dir.file("s.toml", text);
     let o = linkshare(&["bounds", path.to_str().unwrap(), "--json"], dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -4,7 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{TempDir, position_of, scenarios_dir};
+use common::{TWO_HOPS, TempDir, position_of, scenarios_dir};
 use linkshare_cli::scenario::{Problem, Problems, Scenario, load_file, load_str};
 use linkshare_core::buffer::Overflow;
 use linkshare_core::curve::ServiceCurve;
@@ -465,46 +465,19 @@ fn missing_sections() {
     assert!(about(&ps, "class").problem.contains("no [link]"));
 }
 
-const TOPOLOGY: &str = r#"[scenario]
-name = "topo"
-duration = "1s"
-
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[node]]
-name = "c"
-
-[[links]]
-name = "l1"
-from = "a"
-to = "b"
-rate = "10mbit"
-delay = "5ms"
-[[links.class]]
-name = "x"
-
-[[links]]
-name = "l2"
-from = "b"
-to = "c"
-rate = "5mbit"
-scheduler = "fifo"
-[[links.class]]
-name = "y"
-[[links.class]]
-name = "z"
-
-[[flow]]
-name = "f"
-route = [{ link = "l1", class = "x" }, { link = "l2", class = "z" }]
-source = { type = "cbr", rate = "1mbit", size = "1000b" }
-"#;
+/// The shared two-hop topology with a second leaf `z` on l2, where the route ends.
+fn topology() -> String {
+    TWO_HOPS
+        .replace(
+            "[[links.class]]\nname = \"y\"\n",
+            "[[links.class]]\nname = \"y\"\n[[links.class]]\nname = \"z\"\n",
+        )
+        .replace("class = \"y\" }]", "class = \"z\" }]")
+}
 
 #[test]
 fn topology_form() {
-    let s = load(TOPOLOGY).unwrap();
+    let s = load(&topology()).unwrap();
     let c = &s.config;
     assert_eq!(c.nodes.len(), 3);
     assert_eq!((c.links[1].from.0, c.links[1].to.0), (1, 2));
@@ -527,7 +500,7 @@ fn topology_form() {
 
 #[test]
 fn topology_errors() {
-    let text = TOPOLOGY.replace(
+    let text = topology().replace(
         "route = [{ link = \"l1\", class = \"x\" }, { link = \"l2\", class = \"z\" }]",
         "route = [{ link = \"l2\", class = \"y\" }, { link = \"l1\", class = \"x\" }, { link = \"l3\", class = \"q\" }]",
     );
@@ -540,18 +513,18 @@ fn topology_errors() {
     let p = about(&ps, "flow[0].route[2].link");
     assert!(p.fix.contains("did you mean `l1`?"), "{p}");
 
-    let text = TOPOLOGY.replace("to = \"c\"", "to = \"d\"");
+    let text = topology().replace("to = \"c\"", "to = \"d\"");
     let p = about(&problems(&text), "links[1].to").clone();
     assert!(p.problem.contains("no node is named `d`"), "{p}");
 
-    let text = TOPOLOGY.replace("route = [", "class = \"x\"\nroute = [");
+    let text = topology().replace("route = [", "class = \"x\"\nroute = [");
     assert!(
         about(&problems(&text), "flow[0].class")
             .problem
             .contains("topology form")
     );
 
-    let text = format!("{TOPOLOGY}\n[link]\nrate = \"1mbit\"\n");
+    let text = format!("{}\n[link]\nrate = \"1mbit\"\n", topology());
     let ps = problems(&text);
     assert!(ps.iter().any(|p| p.problem.contains("mixes")), "{ps:#?}");
 }

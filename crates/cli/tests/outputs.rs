@@ -4,47 +4,10 @@ mod common;
 
 use std::path::Path;
 
-use common::TempDir;
+use common::{TWO_HOPS, TempDir};
 use linkshare_cli::output::write_run;
 use linkshare_cli::scenario::load_str;
 use linkshare_sim::Simulator;
-
-/// Two links: l1 (10 Mbit/s, 5 ms) then l2 (5 Mbit/s, no delay). A 1000-byte packet
-/// takes 0.8 ms on l1, 5 ms to propagate, 1.6 ms on l2: 7.4 ms end to end when alone.
-const TWO_HOPS: &str = r#"[scenario]
-name = "two-hops"
-duration = "1s"
-window = "250ms"
-
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[node]]
-name = "c"
-
-[[links]]
-name = "l1"
-from = "a"
-to = "b"
-rate = "10mbit"
-delay = "5ms"
-[[links.class]]
-name = "x"
-
-[[links]]
-name = "l2"
-from = "b"
-to = "c"
-rate = "5mbit"
-[[links.class]]
-name = "y"
-
-[[flow]]
-name = "f"
-route = [{ link = "l1", class = "x" }, { link = "l2", class = "y" }]
-source = { type = "cbr", rate = "800kbit", size = "1000b" }
-"#;
 
 #[test]
 fn two_hops_delays_and_labels() {
