@@ -79,8 +79,10 @@ pub fn empirical_alpha(tree: &ClassTree, txs: &[Transmission]) -> AlphaReport {
         events.push((t.start, true, k));
     }
     events.sort_unstable();
-    let mut backlog = vec![0u64; n];
-    let mut per_weight = vec![0f64; n]; // D_c / w_c
+    let mut now = Running {
+        backlog: vec![0; n],
+        per_weight: vec![0.0; n],
+    };
     // Pairs grouped by parent: pair_base[p] indexes pairs of p's children (a < b).
     let mut pair_base = vec![0usize; n];
     let mut total_pairs = 0;
@@ -100,8 +102,7 @@ pub fn empirical_alpha(tree: &ClassTree, txs: &[Transmission]) -> AlphaReport {
         total_pairs
     ];
     let mut path = Vec::new();
-    for (at, is_start, k) in events {
-        let _ = at;
+    for (_, is_start, k) in events {
         let t = &txs[k];
         path.clear();
         path.push(t.class);
@@ -109,18 +110,17 @@ pub fn empirical_alpha(tree: &ClassTree, txs: &[Transmission]) -> AlphaReport {
         for &c in &path[..path.len() - 1] {
             let ci = c.index();
             if is_start {
-                per_weight[ci] += f64::from(t.bytes) / f64::from(classes[ci].weight());
-                backlog[ci] -= 1;
+                now.per_weight[ci] += f64::from(t.bytes) / f64::from(classes[ci].weight());
+                now.backlog[ci] -= 1;
             } else {
-                backlog[ci] += 1;
+                now.backlog[ci] += 1;
             }
             let parent = classes[ci].parent.expect("non-root").index();
             update_pairs(
                 tree,
                 parent,
                 pair_base[parent],
-                &backlog,
-                &per_weight,
+                &now,
                 &mut windows,
                 is_start,
                 c,
@@ -146,16 +146,22 @@ pub fn empirical_alpha(tree: &ClassTree, txs: &[Transmission]) -> AlphaReport {
     AlphaReport { alpha, per_pair }
 }
 
+/// Per class, while the log is replayed: packets arrived and not yet released, and
+/// `D_c / w_c`, bytes released so far per unit of weight.
+#[derive(Debug)]
+struct Running {
+    backlog: Vec<u64>,
+    per_weight: Vec<f64>,
+}
+
 /// Updates the windows of every pair of `parent`'s children that involves `changed`,
 /// after `changed`'s backlog or service changed. A release (`is_start`) first extends
 /// the window with the new `X`, and closes it if the class went idle.
-#[allow(clippy::too_many_arguments)]
 fn update_pairs(
     tree: &ClassTree,
     parent: usize,
     base: usize,
-    backlog: &[u64],
-    per_weight: &[f64],
+    now: &Running,
     windows: &mut [PairWindow],
     is_start: bool,
     changed: ClassId,
@@ -173,8 +179,8 @@ fn update_pairs(
         // Index of pair (a, b) among p's pairs in row-major upper-triangle order.
         let idx = base + a * (2 * k - a - 1) / 2 + (b - a - 1);
         let (ia, ib) = (kids[a].index(), kids[b].index());
-        let x = per_weight[ia] - per_weight[ib];
-        let both = backlog[ia] > 0 && backlog[ib] > 0;
+        let x = now.per_weight[ia] - now.per_weight[ib];
+        let both = now.backlog[ia] > 0 && now.backlog[ib] > 0;
         let w = &mut windows[idx];
         if w.open {
             w.lo = w.lo.min(x);
