@@ -72,11 +72,12 @@
 //! Linux, so the same competition resumed after a pause can interleave differently:
 //! with exact timing and equal packets each run of it locks into its own periodic
 //! pattern of turns. In the HLS paper's Experiment 3 (`linkshare repro hls-exp3`) the
-//! ON periods give A 400 to 467 Mbit/s; clearing the deficits at every pause makes
-//! them identical, and so does 24 B of per-packet framing on the link (Ethernet's
-//! preamble, FCS and gap, which no qdisc counts), which breaks the phase locking as
-//! the timing noise of a real link would (the periods then agree within 2% of the
-//! link rate, the reproduction's test of sameness).
+//! five ON periods give A between 425 and 467 Mbit/s. In an investigation with
+//! modified copies of the code (not a command of this repository), clearing the
+//! deficits at every pause made the periods identical, and so did 24 B of per-packet
+//! framing on the link (Ethernet's preamble, FCS and gap, which no qdisc counts; the
+//! `overhead` of a link), which breaks the phase locking as the timing noise of a real
+//! link would.
 //!
 //! # When (`poll_at`)
 //!
