@@ -16,7 +16,7 @@ use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_sim::Simulator;
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SimConfig,
-    SourceConfig,
+    SourceConfig, Transport,
 };
 
 const CLASSES: usize = 10;
@@ -59,6 +59,8 @@ fn bottleneck() -> SimConfig {
                     size: 1000,
                     backlog: 2,
                 },
+                reverse: Vec::new(),
+                transport: Transport::Udp,
                 schedule: Schedule::always(duration),
             })
             .collect(),

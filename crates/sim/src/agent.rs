@@ -10,17 +10,23 @@
 //! The built-in traffic sources ([`crate::source`]) are agents that use only the
 //! schedule, their timers and (the greedy source) departures.
 //!
-//! # Extension point: closed-loop transport
+//! # Transport agents
 //!
-//! A TCP sender/receiver pair fits as one agent per connection: `on_delivered` tells it
-//! a data packet reached the receiver (it answers by emitting an acknowledgement) or an
-//! acknowledgement reached the sender (it opens the window and emits data); `on_dropped`
-//! and retransmission timers (`set_timer` / `on_timer`) drive loss recovery. What it needs
-//! from the engine beyond this trait is a second [`crate::packet::PacketKind`]
-//! (`Ack`) and a reverse route in the flow's configuration along which packets of that
-//! kind travel through the topology's egress ports; `Ctx::emit` would then take the
-//! kind. Built-in sources stay silent outside their ON intervals; a transport agent may
-//! keep emitting (acknowledgements, retransmissions) — the engine does not forbid it.
+//! A TCP connection is one agent per flow ([`crate::tcp`]): it wraps the flow's
+//! source, turning what the source emits into application bytes in its send buffer, and
+//! sends segments with [`Ctx::send`]. Forward kinds ([`PacketKind::Data`],
+//! [`PacketKind::Syn`]) travel the flow's route; reverse kinds (acknowledgements) its
+//! reverse route. `on_delivered` reports both: a segment reaching the receiver, an
+//! acknowledgement reaching the sender. An agent may keep sending outside its ON
+//! intervals (acknowledgements, retransmissions); the engine does not forbid it.
+//!
+//! # Bursts
+//!
+//! A source that sends in bursts (an ON period, a frame, a web transfer, a keystroke)
+//! calls [`Ctx::begin_burst`] before the burst's first emit: the packets emitted after it
+//! belong to the new burst. Over UDP the engine measures each burst's delay (first
+//! packet sent to last packet received); a transport agent intercepts the call and
+//! measures bursts itself, reporting them with [`Agent::report`].
 //!
 //! # Timers
 //!
@@ -37,7 +43,8 @@ use linkshare_core::sched::DropReason;
 use linkshare_core::units::Instant;
 
 use crate::config::FlowId;
-use crate::packet::SimPacket;
+use crate::packet::{PacketKind, SimPacket};
+use crate::result::TransportReport;
 
 /// What an agent asked the engine to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +55,20 @@ pub(crate) enum Action {
         flow: FlowId,
         /// Length on the wire.
         len: u32,
+    },
+    /// Create a packet now and queue it at the first hop of the route its kind takes.
+    Send {
+        /// The flow.
+        flow: FlowId,
+        /// What to send.
+        segment: Segment,
+    },
+    /// The packets emitted after this belong to a new burst.
+    BeginBurst {
+        /// The flow.
+        flow: FlowId,
+        /// Whether the application opens a new connection for it (a web transfer).
+        new_connection: bool,
     },
     /// Call `on_timer(token)` at `at`.
     Timer {
@@ -96,6 +117,28 @@ impl<'a> Ctx<'a> {
         });
     }
 
+    /// Sends a packet described by `segment` at the current instant: it is queued at the
+    /// first hop of the flow's route (forward kinds) or reverse route (reverse kinds)
+    /// after the current callback returns, in request order.
+    #[inline]
+    pub fn send(&mut self, segment: Segment) {
+        self.actions.push(Action::Send {
+            flow: self.flow,
+            segment,
+        });
+    }
+
+    /// Marks the start of a burst: packets emitted after this call belong to it. See
+    /// the [module docs](self#bursts). `new_connection` asks a transport for a fresh
+    /// connection (a new web transfer); open-loop delivery ignores it.
+    #[inline]
+    pub fn begin_burst(&mut self, new_connection: bool) {
+        self.actions.push(Action::BeginBurst {
+            flow: self.flow,
+            new_connection,
+        });
+    }
+
     /// Asks for `on_timer(token)` at `at`; an `at` in the past means now.
     #[inline]
     pub fn set_timer(&mut self, at: Instant, token: u64) {
@@ -105,6 +148,21 @@ impl<'a> Ctx<'a> {
             token,
         });
     }
+}
+
+/// A packet an agent sends with [`Ctx::send`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// What it carries; fixes the direction.
+    pub kind: PacketKind,
+    /// Length on the wire in bytes (headers included).
+    pub len: u32,
+    /// The transport connection within the flow ([`SimPacket::conn`]).
+    pub conn: u32,
+    /// The transport number ([`SimPacket::num`]).
+    pub num: u64,
+    /// The burst it belongs to ([`SimPacket::burst`]).
+    pub burst: u32,
 }
 
 /// The state machine driving one flow. See the [module docs](self).
@@ -136,5 +194,12 @@ pub trait Agent: fmt::Debug {
     /// A packet of the flow was dropped now at the port of hop `pkt.hop`.
     fn on_dropped(&mut self, ctx: &mut Ctx<'_>, pkt: &SimPacket, reason: DropReason) {
         let _ = (ctx, pkt, reason);
+    }
+
+    /// What the agent measured about its transport, at the end of the run (`end`):
+    /// `None` for open-loop sources, whose delivery the engine measures itself.
+    fn report(&self, end: Instant) -> Option<TransportReport> {
+        let _ = end;
+        None
     }
 }

@@ -82,7 +82,7 @@ pub struct Hop {
     pub class: ClassId,
 }
 
-/// A flow: a source, a static route, and when it is on.
+/// A flow: a source, a transport, static routes, and when it is on.
 #[derive(Clone, Debug)]
 pub struct FlowConfig {
     /// Unique name.
@@ -90,10 +90,98 @@ pub struct FlowConfig {
     /// Links in order from the source's node to the sink's; consecutive links share a
     /// node. Non-empty.
     pub route: Vec<Hop>,
-    /// What the source sends.
+    /// Links in order from the sink's node back to the source's, along which the
+    /// flow's reverse packets (acknowledgements) travel. Required (non-empty) for TCP,
+    /// empty for UDP.
+    pub reverse: Vec<Hop>,
+    /// What the application sends.
     pub source: SourceConfig,
+    /// How: open loop (UDP) or through a TCP connection.
+    pub transport: Transport,
     /// When the source is on.
     pub schedule: Schedule,
+}
+
+/// The transport carrying a flow's application data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// Open loop: every packet the source emits enters the network at once, with the
+    /// source's size; nothing is retransmitted.
+    Udp,
+    /// A TCP connection (see [`crate::tcp`]): what the source emits is written into the
+    /// connection's send buffer as application bytes, and leaves as the congestion
+    /// window allows, in segments of at most `mss` payload bytes plus `header`.
+    Tcp(TcpConfig),
+}
+
+/// Which loss recovery a TCP sender uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpVariant {
+    /// RFC 5681: fast retransmit and fast recovery; a partial acknowledgement ends
+    /// recovery.
+    Reno,
+    /// RFC 6582: fast recovery lasts until everything outstanding when it began is
+    /// acknowledged, retransmitting one segment per partial acknowledgement.
+    NewReno,
+}
+
+/// A TCP connection's parameters. Sizes in bytes, times in ns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TcpConfig {
+    /// Loss recovery.
+    pub variant: TcpVariant,
+    /// Maximum segment size: payload bytes of a full segment.
+    pub mss: u32,
+    /// Bytes of TCP/IP header on every segment and acknowledgement (a pure
+    /// acknowledgement is `header` bytes on the wire).
+    pub header: u32,
+    /// The receiver's window W: at most this many payload bytes outstanding.
+    pub window: u64,
+    /// Initial congestion window in segments; `None` gives RFC 5681's
+    /// `min(4·MSS, max(2·MSS, 4380 B))`.
+    pub initial_window: Option<u32>,
+    /// RFC 6298 (2.4): the smallest retransmission timeout (1 s in the RFC).
+    pub min_rto: Duration,
+    /// The largest retransmission timeout, after backoff (RFC 6298 (2.5): at least
+    /// 60 s).
+    pub max_rto: Duration,
+    /// The timeout before the first RTT sample (RFC 6298 (2.1): 1 s).
+    pub initial_rto: Duration,
+    /// The clock granularity G of RFC 6298 (2.2)–(2.3).
+    pub granularity: Duration,
+    /// Delayed acknowledgements (RFC 5681 §4.2): acknowledge every second full segment
+    /// or after this delay, whichever comes first; `None` acknowledges every segment.
+    pub delayed_ack: Option<Duration>,
+    /// Open the connection with a SYN / SYN-ACK exchange before sending data; without
+    /// it (the papers' simulators) data flows from the first instant.
+    pub handshake: bool,
+    /// Duplicate acknowledgements that trigger fast retransmit (3).
+    pub dupack_threshold: u32,
+    /// Record cwnd, ssthresh and RTT estimates over time (see
+    /// [`crate::result::TcpSample`]).
+    pub trace: bool,
+}
+
+impl Default for TcpConfig {
+    /// NewReno, MSS 1000 B, 40 B headers, W = 64 KiB, RFC 6298's timer constants with a
+    /// 1 ms clock, no delayed acknowledgements, no handshake, no trace.
+    fn default() -> Self {
+        TcpConfig {
+            variant: TcpVariant::NewReno,
+            mss: 1000,
+            header: 40,
+            window: 65_536,
+            initial_window: None,
+            min_rto: Duration::from_secs(1),
+            max_rto: Duration::from_secs(60),
+            initial_rto: Duration::from_secs(1),
+            granularity: Duration::from_millis(1),
+            delayed_ack: None,
+            handshake: false,
+            dupack_threshold: 3,
+            trace: false,
+        }
+    }
 }
 
 /// The intervals `[start, stop)` during which a source generates traffic: sorted,
@@ -189,6 +277,47 @@ pub enum SourceConfig {
         /// Packets kept queued at the first hop (at least 1; 2 keeps the class backlogged
         /// at the instant of a dequeue).
         backlog: u32,
+    },
+    /// A bulk transfer (FTP): `bytes` at the start of each ON interval, or endless
+    /// (`None`). Over UDP the bytes leave as packets of `size` at once (endless: as a
+    /// greedy source with a backlog of 2); over TCP they are written into the
+    /// connection at once.
+    Ftp {
+        /// Bytes per transfer; `None` for an endless transfer.
+        bytes: Option<u64>,
+        /// Packet size over UDP (TCP uses its MSS).
+        size: u32,
+    },
+    /// Telnet: one `size`-byte packet (write) after exponential gaps of mean
+    /// `mean_gap`; each is a burst of its own.
+    Telnet {
+        /// Bytes per keystroke packet (64 in the FSC paper).
+        size: u32,
+        /// Mean gap between packets.
+        mean_gap: Duration,
+    },
+    /// Web-like transfers: arrivals form a Poisson process whose mean offered rate is
+    /// `load`; each transfer's length is drawn uniformly among `lengths` (an empirical
+    /// distribution of equally likely values, e.g. the FSC paper's ten groups). Each
+    /// transfer is a burst; over TCP each opens a connection of its own.
+    Www {
+        /// Mean offered load.
+        load: Rate,
+        /// Equally likely transfer lengths in bytes, non-empty.
+        lengths: Arc<[u64]>,
+        /// Packet size over UDP (TCP uses its MSS).
+        size: u32,
+    },
+    /// Video: frame `k` of `frames` (bytes) is sent at `k · interval` after the start
+    /// of the ON interval, as one burst of packets of at most `size` bytes; the trace
+    /// loops.
+    Video {
+        /// Frame sizes in bytes, non-empty.
+        frames: Arc<[u32]>,
+        /// Time between frames (33.3 ms at 30 frames/s).
+        interval: Duration,
+        /// Largest packet size.
+        size: u32,
     },
     /// Replays a trace: one packet of `size` bytes at `start + at` for every record,
     /// `start` being the start of the flow's first ON interval; records falling outside

@@ -120,7 +120,21 @@ pub enum SimError {
         /// What is wrong and how to fix it.
         problem: String,
     },
-    /// A schedule's intervals are not sorted, disjoint and non-empty.
+    /// The flow's reverse route is missing, unexpected, or does not lead back.
+    Reverse {
+        /// The flow.
+        flow: String,
+        /// What is wrong, and the fix.
+        problem: String,
+    },
+    /// The flow's transport parameters are unusable.
+    Transport {
+        /// The flow.
+        flow: String,
+        /// What is wrong, and the fix.
+        problem: String,
+    },
+    /// The flow's ON schedule is malformed.
     Schedule {
         /// The flow.
         flow: String,
@@ -212,6 +226,10 @@ impl fmt::Display for SimError {
                 "flow `{flow}`, hop {hop}: class `{class}` is not a leaf of link `{link}`; \
                  packets can only be queued in a leaf: one of {leaves}"
             ),
+            SimError::Reverse { flow, problem } => {
+                write!(f, "flow `{flow}`, reverse route: {problem}")
+            }
+            SimError::Transport { flow, problem } => write!(f, "flow `{flow}`, tcp: {problem}"),
             SimError::Source { flow, problem } => write!(f, "flow `{flow}`, source: {problem}"),
             SimError::Schedule { flow, problem } => {
                 write!(f, "flow `{flow}`, schedule: {problem}")

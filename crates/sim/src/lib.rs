@@ -30,16 +30,20 @@
 //! schedule turns on or off, when its timers fire, and when its packets leave the first
 //! port, reach the sink or are dropped; it reacts by emitting packets and setting timers.
 //! The traffic generators of [`source`] (CBR, Poisson, ON-OFF families, Markov-modulated
-//! Poisson, greedy, trace replay) are agents; closed-loop transport (TCP) plugs in at
-//! the same place (see [`agent`] for what it needs).
+//! Poisson, greedy, trace replay, FTP, Telnet, web transfers, video) are agents. A TCP
+//! flow's agent ([`tcp`]) wraps its source: what the source emits becomes application
+//! data in a connection whose segments travel the flow's route and whose
+//! acknowledgements travel its reverse route, through the ports of the links they
+//! cross (see [`agent`]).
 //!
 //! # Results
 //!
 //! [`RunResult`] reports per link (counters, throughput and backlog per window, exact
 //! delay distributions per class, per-packet delay records up to a budget) and per flow
 //! (sent, delivered, dropped by reason, still queued or in flight at the end, exact
-//! end-to-end delay distribution), so that every packet is accounted for. See
-//! [`result`].
+//! end-to-end delay distribution; the same counters for its reverse packets; goodput,
+//! completion, retransmissions and per-burst delays), so that every packet is
+//! accounted for. See [`result`].
 //!
 //! # Determinism
 //!
@@ -62,6 +66,7 @@ pub mod result;
 pub mod rng;
 pub mod sim;
 pub mod source;
+pub mod tcp;
 mod validate;
 
 pub use error::SimError;

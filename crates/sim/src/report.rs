@@ -6,26 +6,37 @@ use linkshare_core::units::Duration;
 
 use crate::config::FlowId;
 use crate::measure::add;
-use crate::result::{ClassResult, FlowResult, LinkResult, RunResult};
+use crate::packet::SimPacket;
+use crate::result::{ClassResult, FlowResult, LinkResult, PathCounts, RunResult, TransportReport};
 use crate::sim::{InFlight, Link, Simulator};
 
 /// The result of a run that has processed every event before its end.
 pub(crate) fn finish(mut sim: Simulator) -> RunResult {
     // Packets in flight: on a wire, or propagating (a pending arrival).
     let mut flow_in_flight = vec![Count::default(); sim.flows.len()];
+    let mut reverse_in_flight = vec![Count::default(); sim.flows.len()];
     let mut link_on_wire = vec![Count::default(); sim.links.len()];
     let mut link_propagating = vec![Count::default(); sim.links.len()];
     for (l, link) in sim.links.iter().enumerate() {
+        let mut in_flight = |p: &SimPacket| {
+            let counts = if p.kind.is_reverse() {
+                &mut reverse_in_flight
+            } else {
+                &mut flow_in_flight
+            };
+            add(&mut counts[p.flow.0 as usize], p.len);
+        };
         if let Some((p, _)) = &link.on_wire {
             add(&mut link_on_wire[l], p.len);
-            add(&mut flow_in_flight[p.flow.0 as usize], p.len);
+            in_flight(p);
         }
         for InFlight { pkt, .. } in &link.pipe {
             add(&mut link_propagating[l], pkt.len);
-            add(&mut flow_in_flight[pkt.flow.0 as usize], pkt.len);
+            in_flight(pkt);
         }
     }
     let duration = sim.duration;
+    let end = sim.end;
     let links = sim
         .links
         .iter_mut()
@@ -56,6 +67,13 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
                 delay: delays.stats(),
                 delays,
                 throughput: core::mem::take(&mut f.throughput),
+                reverse: PathCounts {
+                    in_flight: reverse_in_flight[i],
+                    ..f.reverse_counts
+                },
+                transport: sim.agents[i]
+                    .report(end)
+                    .unwrap_or_else(|| open_loop_report(&mut f.delivery)),
             }
         })
         .collect();
@@ -136,6 +154,19 @@ fn link_result(
         propagating,
         delay_log,
     }
+}
+
+/// The delivery the engine measured for an open-loop flow. A burst counts as
+/// completed only if every byte of it arrived (a packet emitted after the burst's
+/// earlier packets had all arrived may still have been lost).
+fn open_loop_report(delivery: &mut TransportReport) -> TransportReport {
+    let mut report = core::mem::take(delivery);
+    for b in &mut report.bursts {
+        if b.delivered != b.bytes {
+            b.completed = None;
+        }
+    }
+    report
 }
 
 /// `count.bytes * 8 / duration` in bit/s; zero for an empty run.

@@ -17,7 +17,10 @@
 //!   [`LinkResult::on_wire`] and [`LinkResult::propagating`]).
 //!
 //! so that for every flow `sent = delivered + dropped + queued + in_flight`, in packets
-//! and in bytes ([`FlowResult::check_conservation`]).
+//! and in bytes ([`FlowResult::check_conservation`]). The same holds apart for the
+//! packets a flow sends along its reverse route (TCP acknowledgements,
+//! [`FlowResult::reverse`]); the forward counters count every packet sent, retransmitted
+//! copies included, while [`FlowResult::transport`] counts application bytes.
 //!
 //! # Delays
 //!
@@ -144,6 +147,94 @@ pub struct FlowResult {
     /// Bytes delivered to the sink in each measurement window, in window order (see
     /// [`RunResult::window_bounds`]).
     pub throughput: Vec<u64>,
+    /// The packets sent along the reverse route (acknowledgements); all zero for UDP.
+    pub reverse: PathCounts,
+    /// Application-level measurements: goodput, completion, retransmissions, bursts.
+    pub transport: TransportReport,
+}
+
+/// Where the packets a flow sent in one direction are at the end of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathCounts {
+    /// Packets sent.
+    pub sent: Count,
+    /// Packets that reached the end of the route.
+    pub delivered: Count,
+    /// Packets dropped at some port.
+    pub dropped: Count,
+    /// Packets queued at some port.
+    pub queued: Count,
+    /// Packets on a wire or propagating.
+    pub in_flight: Count,
+}
+
+/// What a flow's transport measured, at the application's level. Times are instants of
+/// the run; bytes are application bytes (payload, no headers).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TransportReport {
+    /// `"udp"` or `"tcp"`.
+    pub protocol: &'static str,
+    /// Application bytes delivered to the receiving application: over TCP in order and
+    /// once each (goodput); over UDP every byte of every packet that arrived.
+    pub bytes_delivered: u64,
+    /// When the flow sent its first packet.
+    pub first_sent: Option<Instant>,
+    /// When the last application byte counted in `bytes_delivered` arrived.
+    pub last_delivered: Option<Instant>,
+    /// TCP only: when everything the application wrote had been delivered, if it ever
+    /// was and the application's writes are finite (an FTP transfer of N bytes): the
+    /// flow's completion time. `None` over UDP (see the bursts instead).
+    pub completed: Option<Instant>,
+    /// Segments sent again (fast retransmits and timeouts; TCP only).
+    pub retransmits: u64,
+    /// Retransmission timeouts that fired (TCP only).
+    pub timeouts: u64,
+    /// Fast retransmits (TCP only).
+    pub fast_retransmits: u64,
+    /// One record per burst, in the order the bursts began.
+    pub bursts: Vec<BurstRecord>,
+    /// Congestion-control samples over time, when the flow's TCP asked for a trace.
+    pub trace: Vec<TcpSample>,
+}
+
+/// One application burst (an ON period, a video frame, a web transfer, a keystroke).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BurstRecord {
+    /// Its number within the flow, from 0.
+    pub index: u32,
+    /// The connection it was sent on (TCP; 0 over UDP).
+    pub conn: u32,
+    /// When the application began it ([`crate::agent::Ctx::begin_burst`]).
+    pub begun: Instant,
+    /// Application bytes in it.
+    pub bytes: u64,
+    /// When its first packet was sent, if any was.
+    pub first_sent: Option<Instant>,
+    /// Application bytes of it delivered.
+    pub delivered: u64,
+    /// When its last byte arrived at the receiver (all `bytes` delivered); `None` if
+    /// some never did within the run. The burst delay of the FSC paper is
+    /// `completed - first_sent`.
+    pub completed: Option<Instant>,
+}
+
+/// One sample of a TCP connection's congestion state, taken whenever it changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpSample {
+    /// When.
+    pub at: Instant,
+    /// The connection.
+    pub conn: u32,
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: u64,
+    /// Smoothed round-trip time (none before the first sample).
+    pub srtt: Option<Duration>,
+    /// Round-trip time variation.
+    pub rttvar: Option<Duration>,
+    /// Current retransmission timeout, backoff included.
+    pub rto: Duration,
 }
 
 impl FlowResult {
@@ -453,19 +544,28 @@ impl RunResult {
     }
 
     /// Checks every flow's conservation identity, and that the packets the flows count as
-    /// queued equal the packets the ports count as queued.
+    /// queued (in flight), in both directions, equal the packets the ports count as queued
+    /// (the links count on a wire or propagating).
     pub fn check_conservation(&self) -> Result<(), String> {
         for f in &self.flows {
             f.check_conservation()?;
         }
-        let flows_queued: u64 = self.flows.iter().map(|f| f.queued.packets).sum();
+        let flows_queued: u64 = self
+            .flows
+            .iter()
+            .map(|f| f.queued.packets + f.reverse.queued.packets)
+            .sum();
         let ports_queued: u64 = self.links.iter().map(|l| l.total.queued.packets).sum();
         if flows_queued != ports_queued {
             return Err(format!(
                 "flows count {flows_queued} packets queued, ports count {ports_queued}"
             ));
         }
-        let flows_in_flight: u64 = self.flows.iter().map(|f| f.in_flight.packets).sum();
+        let flows_in_flight: u64 = self
+            .flows
+            .iter()
+            .map(|f| f.in_flight.packets + f.reverse.in_flight.packets)
+            .sum();
         let links_in_flight: u64 = self
             .links
             .iter()

@@ -35,15 +35,15 @@ use linkshare_core::sched::{BuildError, Dequeued, DropReason, Dropped, Scheduler
 use linkshare_core::stats::{Count, Qdisc};
 use linkshare_core::units::{Duration, Instant};
 
-use crate::agent::{Action, Agent, Ctx};
-use crate::config::{FlowId, LinkConfig, SimConfig};
+use crate::agent::{Action, Agent, Ctx, Segment};
+use crate::config::{FlowId, LinkConfig, SimConfig, Transport};
 use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::measure::{FlowDelays, LinkMeter, RecordBudget, Windows, add, sub};
-use crate::packet::{PacketKind, SimPacket};
-use crate::result::{DelayRecord, RunResult};
+use crate::packet::{NO_BURST, PacketKind, SimPacket};
+use crate::result::{BurstRecord, DelayRecord, PathCounts, RunResult, TransportReport};
 use crate::rng::Rng;
-use crate::{report, source, validate};
+use crate::{report, source, tcp, validate};
 
 /// Events between two calls of the progress callback.
 const PROGRESS_EVERY: u64 = 1 << 20;
@@ -114,10 +114,15 @@ pub(crate) struct Flow {
     pub(crate) name: String,
     /// `(link index, class)` per hop.
     pub(crate) route: Box<[(u32, ClassId)]>,
+    /// `(link index, class)` per hop of the reverse route.
+    pub(crate) reverse: Box<[(u32, ClassId)]>,
+    /// Whether the flow runs over UDP (the engine measures its bursts and delivery).
+    pub(crate) open_loop: bool,
     pub(crate) schedule: Vec<(Instant, Instant)>,
     /// Index in `schedule` of the current or next ON interval.
     pub(crate) next_interval: usize,
     pub(crate) next_seq: u64,
+    pub(crate) next_reverse_seq: u64,
     pub(crate) sent: Count,
     pub(crate) delivered: Count,
     pub(crate) dropped: [Count; DropReason::COUNT],
@@ -126,6 +131,13 @@ pub(crate) struct Flow {
     pub(crate) delays: FlowDelays,
     /// Bytes delivered to the sink in each measurement window.
     pub(crate) throughput: Vec<u64>,
+    /// Packets sent along the reverse route; `in_flight` is filled at the end.
+    pub(crate) reverse_counts: PathCounts,
+    /// Open-loop delivery as the application sees it (unused for transport agents,
+    /// which report their own).
+    pub(crate) delivery: TransportReport,
+    /// The burst the source's next packets belong to.
+    pub(crate) current_burst: u32,
 }
 
 /// A network ready to run. See the [module docs](self) and the [crate docs](crate).
@@ -138,7 +150,7 @@ pub struct Simulator {
     pub(crate) queue: EventQueue<Event>,
     pub(crate) links: Vec<Link>,
     pub(crate) flows: Vec<Flow>,
-    agents: Vec<Box<dyn Agent>>,
+    pub(crate) agents: Vec<Box<dyn Agent>>,
     /// Actions requested by agents, applied in order after each event.
     actions: Vec<Action>,
     /// Scratch space for the drops of one enqueue.
@@ -213,20 +225,30 @@ impl Simulator {
             flows.push(Flow {
                 name: f.name.clone(),
                 route: f.route.iter().map(|h| (h.link.0, h.class)).collect(),
+                reverse: f.reverse.iter().map(|h| (h.link.0, h.class)).collect(),
+                open_loop: f.transport == Transport::Udp,
                 schedule: f.schedule.on.clone(),
                 next_interval: 0,
                 next_seq: 0,
+                next_reverse_seq: 0,
                 sent: Count::default(),
                 delivered: Count::default(),
                 dropped: [Count::default(); DropReason::COUNT],
                 queued: Count::default(),
                 delays: FlowDelays::default(),
                 throughput: vec![0; windows.count()],
+                reverse_counts: PathCounts::default(),
+                delivery: TransportReport {
+                    protocol: "udp",
+                    ..TransportReport::default()
+                },
+                current_burst: NO_BURST,
             });
-            agents.push(source::build(
-                &f.source,
-                Rng::for_flow(config.seed, &f.name),
-            ));
+            let rng = Rng::for_flow(config.seed, &f.name);
+            agents.push(match &f.transport {
+                Transport::Udp => source::build(&f.source, rng),
+                Transport::Tcp(tcp) => tcp::build(tcp, &f.source, rng),
+            });
         }
         Ok(Simulator {
             now: Instant::ZERO,
@@ -311,8 +333,13 @@ impl Simulator {
                     self.queue
                         .push_reserved(next.at, next.seq, Event::Arrive(l));
                 }
-                let flow = pkt.flow.0 as usize;
-                if usize::from(pkt.hop) == self.flows[flow].route.len() {
+                let flow = &self.flows[pkt.flow.0 as usize];
+                let route = if pkt.kind.is_reverse() {
+                    &flow.reverse
+                } else {
+                    &flow.route
+                };
+                if usize::from(pkt.hop) == route.len() {
                     self.deliver(pkt);
                 } else {
                     self.enqueue(pkt);
@@ -334,7 +361,21 @@ impl Simulator {
         while let Some(&action) = self.actions.get(i) {
             i += 1;
             match action {
-                Action::Emit { flow, len } => self.emit(flow, len),
+                Action::Emit { flow, len } => {
+                    let burst = self.flows[flow.0 as usize].current_burst;
+                    self.send(
+                        flow,
+                        Segment {
+                            kind: PacketKind::Data,
+                            len,
+                            conn: 0,
+                            num: 0,
+                            burst,
+                        },
+                    );
+                }
+                Action::Send { flow, segment } => self.send(flow, segment),
+                Action::BeginBurst { flow, .. } => self.begin_burst(flow),
                 Action::Timer { flow, at, token } => {
                     self.queue.push(
                         at,
@@ -349,33 +390,77 @@ impl Simulator {
         self.actions.clear();
     }
 
-    fn emit(&mut self, flow: FlowId, len: u32) {
+    /// Creates the packet `segment` describes and queues it at the first hop of its
+    /// direction's route.
+    fn send(&mut self, flow: FlowId, segment: Segment) {
+        let now = self.now;
         let f = &mut self.flows[flow.0 as usize];
-        let seq = f.next_seq;
-        f.next_seq += 1;
-        add(&mut f.sent, len);
+        let seq = if segment.kind.is_reverse() {
+            add(&mut f.reverse_counts.sent, segment.len);
+            f.next_reverse_seq += 1;
+            f.next_reverse_seq - 1
+        } else {
+            add(&mut f.sent, segment.len);
+            f.delivery.first_sent.get_or_insert(now);
+            if let Some(b) = f.delivery.bursts.get_mut(segment.burst as usize) {
+                b.bytes += u64::from(segment.len);
+                b.first_sent.get_or_insert(now);
+            }
+            f.next_seq += 1;
+            f.next_seq - 1
+        };
         self.enqueue(SimPacket {
             flow,
             seq,
-            len,
-            sent_at: self.now,
+            len: segment.len,
+            sent_at: now,
             hop: 0,
-            port_arrival: self.now,
-            kind: PacketKind::Data,
+            port_arrival: now,
+            kind: segment.kind,
+            conn: segment.conn,
+            num: segment.num,
+            burst: segment.burst,
         });
+    }
+
+    /// The flow's source starts a burst: its next packets belong to it.
+    fn begin_burst(&mut self, flow: FlowId) {
+        let f = &mut self.flows[flow.0 as usize];
+        let index = f.delivery.bursts.len() as u32;
+        f.delivery.bursts.push(BurstRecord {
+            index,
+            conn: 0,
+            begun: self.now,
+            bytes: 0,
+            first_sent: None,
+            delivered: 0,
+            completed: None,
+        });
+        f.current_burst = index;
     }
 
     /// Offers `pkt` to the port of hop `pkt.hop` of its route.
     fn enqueue(&mut self, mut pkt: SimPacket) {
         let now = self.now;
         let flow = pkt.flow.0 as usize;
-        let (l, class) = self.flows[flow].route[usize::from(pkt.hop)];
+        let f = &self.flows[flow];
+        let route = if pkt.kind.is_reverse() {
+            &f.reverse
+        } else {
+            &f.route
+        };
+        let (l, class) = route[usize::from(pkt.hop)];
         pkt.port_arrival = now;
         let link = &mut self.links[l as usize];
         let drops = &mut self.drops;
         let queued = link.port.enqueue(now, class, pkt, |d| drops.push(d));
         if queued {
-            add(&mut self.flows[flow].queued, pkt.len);
+            let f = &mut self.flows[flow];
+            if pkt.kind.is_reverse() {
+                add(&mut f.reverse_counts.queued, pkt.len);
+            } else {
+                add(&mut f.queued, pkt.len);
+            }
             let backlog = link.port.qdisc().backlog(class).bytes;
             link.meter.backlog(now, class, backlog);
         }
@@ -397,12 +482,20 @@ impl Simulator {
                 !queued && p.flow == arrival.flow && p.seq == arrival.seq && p.kind == arrival.kind;
             let flow = &mut self.flows[p.flow.0 as usize];
             if !is_arrival {
-                sub(&mut flow.queued, p.len);
+                if p.kind.is_reverse() {
+                    sub(&mut flow.reverse_counts.queued, p.len);
+                } else {
+                    sub(&mut flow.queued, p.len);
+                }
                 let link = &mut self.links[l];
                 let backlog = link.port.qdisc().backlog(d.class).bytes;
                 link.meter.backlog(self.now, d.class, backlog);
             }
-            add(&mut flow.dropped[d.reason.index()], p.len);
+            if p.kind.is_reverse() {
+                add(&mut flow.reverse_counts.dropped, p.len);
+            } else {
+                add(&mut flow.dropped[d.reason.index()], p.len);
+            }
             self.call(p.flow.0, |a, ctx| a.on_dropped(ctx, &p, d.reason));
         }
         self.drops = drops;
@@ -422,7 +515,12 @@ impl Simulator {
                 link.meter.backlog(now, class, backlog);
                 link.on_wire = Some((pkt, class));
                 self.queue.push(done_at, Event::TxDone(l as u32));
-                sub(&mut self.flows[pkt.flow.0 as usize].queued, pkt.len);
+                let f = &mut self.flows[pkt.flow.0 as usize];
+                if pkt.kind.is_reverse() {
+                    sub(&mut f.reverse_counts.queued, pkt.len);
+                } else {
+                    sub(&mut f.queued, pkt.len);
+                }
                 if pkt.hop == 0 {
                     self.call(pkt.flow.0, |a, ctx| a.on_departure(ctx, &pkt));
                 }
@@ -479,8 +577,35 @@ impl Simulator {
         link.pipe.push_back(InFlight { at, seq, pkt });
     }
 
-    /// `pkt` reached its sink.
+    /// `pkt` reached the end of its route: the sink (forward kinds) or the source
+    /// (reverse kinds).
     fn deliver(&mut self, pkt: SimPacket) {
+        if pkt.kind.is_reverse() {
+            add(
+                &mut self.flows[pkt.flow.0 as usize].reverse_counts.delivered,
+                pkt.len,
+            );
+            self.call(pkt.flow.0, |a, ctx| a.on_delivered(ctx, &pkt));
+            return;
+        }
+        let now = self.now;
+        let flow = &mut self.flows[pkt.flow.0 as usize];
+        if flow.open_loop {
+            let d = &mut flow.delivery;
+            d.bytes_delivered += u64::from(pkt.len);
+            d.last_delivered = Some(now);
+            if let Some(b) = d.bursts.get_mut(pkt.burst as usize) {
+                b.delivered += u64::from(pkt.len);
+                if b.delivered == b.bytes {
+                    b.completed = Some(now);
+                }
+            }
+        }
+        if pkt.kind != PacketKind::Data {
+            add(&mut flow.delivered, pkt.len);
+            self.call(pkt.flow.0, |a, ctx| a.on_delivered(ctx, &pkt));
+            return;
+        }
         let delay = self.now.since(pkt.sent_at);
         let window = self.now.0 / self.window.0;
         let flow = &mut self.flows[pkt.flow.0 as usize];
@@ -497,3 +622,6 @@ impl Simulator {
         self.call(pkt.flow.0, |a, ctx| a.on_delivered(ctx, &pkt));
     }
 }
+
+#[cfg(test)]
+mod tests;

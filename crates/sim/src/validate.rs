@@ -3,10 +3,10 @@
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::units::Duration;
 
-use crate::config::{FlowConfig, SimConfig};
+use crate::config::{FlowConfig, Hop, SimConfig, Transport};
 use crate::error::SimError;
 use crate::rng::fnv1a64;
-use crate::source;
+use crate::{source, tcp};
 
 /// The most window cells (windows times leaves, over all links) a run may measure: two
 /// `u64` series per cell, 3.2 GB at this limit.
@@ -48,7 +48,8 @@ pub(crate) fn check(config: &SimConfig) -> Result<(), SimError> {
     }
     check_names(config)?;
     for flow in &config.flows {
-        check_route(config, flow)?;
+        check_route(config, flow, &flow.route)?;
+        check_transport(config, flow)?;
         source::check(&flow.source).map_err(|problem| SimError::Source {
             flow: flow.name.clone(),
             problem,
@@ -82,18 +83,71 @@ fn check_names(config: &SimConfig) -> Result<(), SimError> {
     Ok(())
 }
 
-fn check_route(config: &SimConfig, flow: &FlowConfig) -> Result<(), SimError> {
+/// TCP needs a reverse route leading from the sink's node back to the source's, UDP
+/// has none.
+fn check_transport(config: &SimConfig, flow: &FlowConfig) -> Result<(), SimError> {
+    let problem = |problem: String| SimError::Reverse {
+        flow: flow.name.clone(),
+        problem,
+    };
+    let tcp = match &flow.transport {
+        Transport::Udp if flow.reverse.is_empty() => return Ok(()),
+        Transport::Udp => {
+            return Err(problem(
+                "a UDP flow sends nothing back; remove the reverse route or make the flow TCP"
+                    .to_owned(),
+            ));
+        }
+        Transport::Tcp(tcp) => tcp,
+    };
+    if flow.reverse.is_empty() {
+        return Err(problem(
+            "a TCP flow needs a reverse route for its acknowledgements; give the links \
+             from the sink's node back to the source's"
+                .to_owned(),
+        ));
+    }
+    check_route(config, flow, &flow.reverse).map_err(|e| problem(e.to_string()))?;
+    let node = |hop: &Hop, end: bool| {
+        let link = &config.links[hop.link.0 as usize];
+        let id = if end { link.to } else { link.from };
+        (id, config.nodes[id.0 as usize].name.as_str())
+    };
+    let (sink, sink_name) = node(&flow.route[flow.route.len() - 1], true);
+    let (source, source_name) = node(&flow.route[0], false);
+    let (first, first_name) = node(&flow.reverse[0], false);
+    let (last, last_name) = node(&flow.reverse[flow.reverse.len() - 1], true);
+    if first != sink {
+        return Err(problem(format!(
+            "it starts at node `{first_name}`, not at the sink's node `{sink_name}` where \
+             the route ends; start it there"
+        )));
+    }
+    if last != source {
+        return Err(problem(format!(
+            "it ends at node `{last_name}`, not at the source's node `{source_name}` where \
+             the route starts; end it there"
+        )));
+    }
+    tcp::check(tcp).map_err(|problem| SimError::Transport {
+        flow: flow.name.clone(),
+        problem,
+    })
+}
+
+/// One of the flow's routes (`hops`: its route or its reverse route).
+fn check_route(config: &SimConfig, flow: &FlowConfig, hops: &[Hop]) -> Result<(), SimError> {
     let name = || flow.name.clone();
-    if flow.route.is_empty() {
+    if hops.is_empty() {
         return Err(SimError::EmptyRoute { flow: name() });
     }
-    if flow.route.len() > usize::from(u16::MAX) {
+    if hops.len() > usize::from(u16::MAX) {
         return Err(SimError::RouteTooLong {
             flow: name(),
-            hops: flow.route.len(),
+            hops: hops.len(),
         });
     }
-    for (i, hop) in flow.route.iter().enumerate() {
+    for (i, hop) in hops.iter().enumerate() {
         let Some(link) = config.links.get(hop.link.0 as usize) else {
             return Err(SimError::UnknownLink {
                 flow: name(),
@@ -103,7 +157,7 @@ fn check_route(config: &SimConfig, flow: &FlowConfig) -> Result<(), SimError> {
             });
         };
         if i > 0 {
-            let prev = &config.links[flow.route[i - 1].link.0 as usize];
+            let prev = &config.links[hops[i - 1].link.0 as usize];
             if prev.to != link.from {
                 return Err(SimError::Disconnected {
                     flow: name(),

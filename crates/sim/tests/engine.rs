@@ -13,7 +13,7 @@ use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use linkshare_sim::Simulator;
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkId, MeasureConfig, NodeConfig, Schedule, SimConfig, SourceConfig,
-    TraceRecord,
+    TraceRecord, Transport,
 };
 use linkshare_sim::result::{DelayLog, RunResult};
 
@@ -238,6 +238,8 @@ fn two_hops(flows: Vec<(&str, SourceConfig)>, secs: u64) -> SimConfig {
                         class: ClassId(1),
                     },
                 ],
+                reverse: Vec::new(),
+                transport: Transport::Udp,
                 source,
                 schedule: Schedule::always(duration),
             })

@@ -17,19 +17,54 @@
 //! | exponential / Pareto ON-OFF | [`onoff`] | a new ON period begins at the start |
 //! | two-state MMPP | [`markov`] | state 0 entered at the start |
 //! | greedy | [`greedy`] | tops its first-hop backlog up |
+//! | FTP | [`ftp`] | finite: the whole transfer again at the start; endless: as greedy |
+//! | Telnet | [`telnet`] | first packet one exponential gap after the start |
+//! | WWW | [`www`] | first transfer one exponential gap after the start |
+//! | video | [`video`] | frame 0 of the trace at the start |
 //! | trace | [`trace`] | the trace clock does not restart; records falling outside ON intervals are skipped |
+//!
+//! # Bursts
+//!
+//! Sources whose traffic comes in bursts mark each one with
+//! [`Ctx::begin_burst`](crate::agent::Ctx::begin_burst) before its first packet, so the
+//! burst delay of the FSC paper (first packet sent to last packet received) is measured
+//! per burst (see [`crate::result::BurstRecord`]):
+//!
+//! | family | one burst is | new connection over TCP |
+//! |---|---|---|
+//! | periodic ON-OFF | the `burst` packets of one period | no |
+//! | exponential / Pareto ON-OFF | the packets of one ON period (none for an empty period) | no |
+//! | FTP, finite | one transfer (one per ON interval) | no |
+//! | Telnet | one packet | no |
+//! | WWW | one transfer | yes |
+//! | video | one frame | no |
+//!
+//! CBR, Poisson, MMPP, greedy (and endless FTP) and trace sources mark no bursts.
+//!
+//! # Messages larger than a packet
+//!
+//! FTP, WWW and video sources send messages (a transfer, a frame) of any length as
+//! packets of the configured `size`, all at the same instant: a message of `n` bytes
+//! becomes `ceil(n / size)` packets, every one of `size` bytes but the last, which
+//! carries the remaining `n - (ceil(n / size) - 1) * size` bytes (between 1 and `size`).
+//! Over TCP each packet becomes an application write of the same length, so the
+//! connection receives the message's `n` bytes at once.
 
 pub mod cbr;
+pub mod ftp;
 pub mod greedy;
 pub mod markov;
 pub mod onoff;
 pub mod periodic;
 pub mod poisson;
+pub mod telnet;
 pub mod trace;
+pub mod video;
+pub mod www;
 
 use linkshare_core::units::{Bytes, Duration, Rate};
 
-use crate::agent::Agent;
+use crate::agent::{Agent, Ctx};
 use crate::config::SourceConfig;
 use crate::rng::Rng;
 
@@ -79,6 +114,26 @@ pub fn build(source: &SourceConfig, rng: Rng) -> Box<dyn Agent> {
         } => Box::new(markov::Markov2::new(*rates, *mean_sojourn, *size, rng)),
         SourceConfig::Greedy { size, backlog } => Box::new(greedy::Greedy::new(*size, *backlog)),
         SourceConfig::Trace { records } => Box::new(trace::Trace::new(records.clone())),
+        SourceConfig::Ftp {
+            bytes: Some(bytes),
+            size,
+        } => Box::new(ftp::Ftp::new(*bytes, *size)),
+        SourceConfig::Ftp { bytes: None, size } => {
+            Box::new(greedy::Greedy::new(*size, ftp::ENDLESS_BACKLOG))
+        }
+        SourceConfig::Telnet { size, mean_gap } => {
+            Box::new(telnet::Telnet::new(*size, *mean_gap, rng))
+        }
+        SourceConfig::Www {
+            load,
+            lengths,
+            size,
+        } => Box::new(www::Www::new(*load, lengths.clone(), *size, rng)),
+        SourceConfig::Video {
+            frames,
+            interval,
+            size,
+        } => Box::new(video::Video::new(frames.clone(), *interval, *size)),
     }
 }
 
@@ -86,6 +141,57 @@ pub fn build(source: &SourceConfig, rng: Rng) -> Box<dyn Agent> {
 /// fix it.
 pub fn check(source: &SourceConfig) -> Result<(), String> {
     match source {
+        SourceConfig::Ftp { bytes, size } => {
+            positive_size(*size)?;
+            if *bytes == Some(0) {
+                return Err(
+                    "the FTP transfer is 0 bytes; give a positive number of bytes, \
+                            or leave `bytes` out for an endless transfer"
+                        .into(),
+                );
+            }
+            Ok(())
+        }
+        SourceConfig::Telnet { size, mean_gap } => {
+            positive_size(*size)?;
+            positive_mean("mean gap between Telnet packets", *mean_gap)
+        }
+        SourceConfig::Www {
+            load,
+            lengths,
+            size,
+        } => {
+            positive_size(*size)?;
+            positive_rate("offered load", *load)?;
+            if lengths.is_empty() {
+                return Err("the list of transfer lengths is empty; give at least one \
+                            length in bytes (e.g. the FSC paper's ten groups)"
+                    .into());
+            }
+            if let Some(i) = lengths.iter().position(|&l| l == 0) {
+                return Err(format!(
+                    "transfer length {i} is 0 bytes; every length must be positive"
+                ));
+            }
+            Ok(())
+        }
+        SourceConfig::Video {
+            frames,
+            interval,
+            size,
+        } => {
+            positive_size(*size)?;
+            positive_mean("interval between video frames", *interval)?;
+            if frames.is_empty() {
+                return Err("the video trace has no frames; give at least one frame size".into());
+            }
+            if let Some(i) = frames.iter().position(|&f| f == 0) {
+                return Err(format!(
+                    "video frame {i} is 0 bytes; every frame must have a positive size"
+                ));
+            }
+            Ok(())
+        }
         SourceConfig::Cbr { rate, size } | SourceConfig::Poisson { rate, size } => {
             positive_size(*size)?;
             positive_rate("rate", *rate)
@@ -196,6 +302,21 @@ fn positive_mean(what: &str, mean: Duration) -> Result<(), String> {
         return Err(format!("the {what} is 0; give a positive duration"));
     }
     Ok(())
+}
+
+/// Emits a message of `bytes` (positive) as packets of at most `size` (positive) bytes,
+/// all at the current instant, the last one carrying the remainder (see the
+/// [module docs](self#messages-larger-than-a-packet)).
+fn emit_message(ctx: &mut Ctx<'_>, bytes: u64, size: u32) {
+    let full = bytes / u64::from(size);
+    for _ in 0..full {
+        ctx.emit(size);
+    }
+    let rest = bytes % u64::from(size);
+    if rest > 0 {
+        // Less than `size`, so it fits a u32.
+        ctx.emit(rest as u32);
+    }
 }
 
 /// Whether a source is inside an ON interval, and the generation that makes timers set

@@ -7,7 +7,9 @@
 //! (`T = size * 8 / peak`; none if `L` rounds to 0 ns) and the source's long-run rate is
 //! `size * 8 * E[ceil(L / T)] / (mean_on + mean_off)`, close to
 //! `peak * mean_on / (mean_on + mean_off)` when `mean_on` is much longer than `T`. The
-//! OFF period that follows, drawn when the ON period ends, starts at `t + L`.
+//! OFF period that follows, drawn when the ON period ends, starts at `t + L`. The
+//! packets of one ON period are one burst ([`Ctx::begin_burst`]`(false)` before its
+//! first packet; an ON period without packets makes no burst).
 //!
 //! Period lengths follow [`Law`]: exponential of the configured mean, or Pareto of the
 //! configured shape and mean (see [`crate::rng`]), rounded to the nearest nanosecond.
@@ -132,6 +134,9 @@ impl Agent for OnOff {
         }
         match self.pending {
             Pending::Packet => {
+                if self.k == 0 {
+                    ctx.begin_burst(false);
+                }
                 ctx.emit(self.size);
                 self.k += 1;
                 self.arm(ctx);

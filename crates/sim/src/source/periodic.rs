@@ -3,8 +3,9 @@
 //! Within an ON interval starting at `s`, packet `i` (from 0) of burst `j` (from 0) is
 //! emitted at `s + j * period + peak.tx_time(i * size)`. The configuration check
 //! ensures a burst fits in a period (`peak.tx_time(burst * size) <= period`), so bursts
-//! never overlap. Restart: `j` and `i` start again from 0 at each ON interval, so the
-//! first burst starts with the interval. No randomness.
+//! never overlap. Each period's packets are one burst ([`Ctx::begin_burst`]`(false)`
+//! before its first packet). Restart: `j` and `i` start again from 0 at each ON
+//! interval, so the first burst starts with the interval. No randomness.
 
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 
@@ -42,6 +43,9 @@ impl PeriodicOnOff {
     }
 
     fn emit_and_arm(&mut self, ctx: &mut Ctx<'_>) {
+        if self.i == 0 {
+            ctx.begin_burst(false);
+        }
         ctx.emit(self.size);
         self.i += 1;
         if self.i == self.burst {

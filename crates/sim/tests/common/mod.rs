@@ -9,7 +9,7 @@ use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SimConfig,
-    SourceConfig,
+    SourceConfig, Transport,
 };
 use linkshare_sim::result::{DelayLog, DelayRecord, RunResult};
 
@@ -81,6 +81,8 @@ pub fn single_link(
                     link: LinkId(0),
                     class: tree.leaves()[f.leaf],
                 }],
+                reverse: Vec::new(),
+                transport: Transport::Udp,
                 source: f.source,
                 schedule: f.schedule.unwrap_or_else(|| Schedule::always(duration)),
             })
