@@ -15,7 +15,10 @@
 //! | periodic ON-OFF | `burst * size * 8 / period` |
 //! | exponential or Pareto ON-OFF | `peak * mean_on / (mean_on + mean_off)` |
 //! | two-state MMPP | `(r0 * t0 + r1 * t1) / (t0 + t1)`, the time-weighted mean |
-//! | greedy | unbounded (`f64::INFINITY`) |
+//! | greedy, FTP | unbounded (`f64::INFINITY`; a finite FTP transfer counts as greedy while on) |
+//! | Telnet | `size * 8 / mean gap` |
+//! | web transfers | the offered `load` |
+//! | video | the trace's bytes over its duration (`frames · interval`) |
 //! | trace | `total bytes * 8 / T`, `T` the time of its last record, and only while its clock runs: within `[s0, s0 + T)`, `s0` the start of its first ON interval (a trace whose records all fall at one instant demands nothing) |
 //!
 //! These are long-run means: over an interval shorter than a source's own ON-OFF or
@@ -111,6 +114,15 @@ pub fn mean_rate_bps(source: &SourceConfig) -> f64 {
             }
             let bytes: u64 = records.iter().map(|r| u64::from(r.size)).sum();
             bytes as f64 * 8.0 / secs(span)
+        }
+        SourceConfig::Ftp { .. } => f64::INFINITY,
+        SourceConfig::Telnet { size, mean_gap } => f64::from(*size) * 8.0 / secs(*mean_gap),
+        SourceConfig::Www { load, .. } => load.bps() as f64,
+        SourceConfig::Video {
+            frames, interval, ..
+        } => {
+            let bytes: u64 = frames.iter().map(|&f| u64::from(f)).sum();
+            bytes as f64 * 8.0 / (secs(*interval) * frames.len() as f64)
         }
     }
 }

@@ -7,10 +7,11 @@ use common::scenarios_dir;
 use linkshare_cli::scenario::load_str;
 use proptest::prelude::*;
 
-const EXAMPLES: [&str; 3] = [
+const EXAMPLES: [&str; 4] = [
     include_str!("../../../scenarios/two-classes-drr.toml"),
     include_str!("../../../scenarios/demo.toml"),
     include_str!("../../../scenarios/onoff-mix.toml"),
+    include_str!("../../../scenarios/tcp-mix.toml"),
 ];
 
 /// Values that stress the readers: wrong types, extremes, bad units, unicode.
@@ -46,6 +47,15 @@ const GARBAGE: &[&str] = &[
     "9223372036854775807",
     "0x10",
     "\"push-out\"",
+    "\"tcp\"",
+    "\"udp\"",
+    "\"reno\"",
+    "\"fsc-paper\"",
+    "[1, 2]",
+    "4294967295",
+    "\"4294967295b\"",
+    "false",
+    "{ rate = \"0bit\" }",
 ];
 
 #[derive(Clone, Debug)]

@@ -266,7 +266,11 @@ fn unknown_fields_suggest_the_closest() {
     let p = about(&ps, "flow[0].clas");
     assert_eq!(at(p), position_of(&text, "clas ="));
     assert!(p.fix.contains("did you mean `class`?"), "{p}");
-    assert!(p.fix.contains("name, class, route, source, on, off"), "{p}");
+    assert!(
+        p.fix
+            .contains("name, class, route, reverse, transport, tcp, source, on, off"),
+        "{p}"
+    );
     // The missing class is reported too.
     about(&ps, "flow[0].class");
 

@@ -7,7 +7,7 @@ use linkshare_core::buffer::Overflow;
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::hierarchy::{Class, ClassId, ClassTree, Limit};
 use linkshare_core::units::{Bytes, Duration, Instant};
-use linkshare_sim::config::{Schedule, SourceConfig};
+use linkshare_sim::config::{Hop, Schedule, SourceConfig, TcpConfig, TcpVariant, Transport};
 
 use crate::scenario::Scenario;
 
@@ -62,30 +62,69 @@ pub fn describe(s: &Scenario) -> String {
         }
     }
     let _ = writeln!(out, "\nflows:");
-    for f in &c.flows {
-        let route: Vec<String> = f
-            .route
+    // The single-link form's acknowledgement link does not make it a topology.
+    let multi = s.link_notes.iter().filter(|n| !n.ack_path).count() > 1;
+    let hops = |hops: &[Hop]| -> String {
+        let names: Vec<String> = hops
             .iter()
             .map(|h| {
                 let link = &c.links[h.link.0 as usize];
                 let class = link.classes.get(h.class).name();
-                if c.links.len() > 1 {
+                if multi || h.link.0 > 0 {
                     format!("{}/{class}", link.name)
                 } else {
                     class.to_owned()
                 }
             })
             .collect();
+        names.join(" -> ")
+    };
+    for f in &c.flows {
         let _ = writeln!(
             out,
             "  {} -> {}: {}; {}",
             f.name,
-            route.join(" -> "),
+            hops(&f.route),
             source(&f.source),
             schedule(&f.schedule, c.duration)
         );
+        if let Transport::Tcp(t) = &f.transport {
+            let _ = writeln!(
+                out,
+                "    {}; acknowledgements via {}",
+                tcp(t),
+                hops(&f.reverse)
+            );
+        }
     }
     out
+}
+
+/// A TCP configuration in one line.
+fn tcp(t: &TcpConfig) -> String {
+    let variant = match t.variant {
+        TcpVariant::NewReno => "NewReno",
+        TcpVariant::Reno => "Reno",
+    };
+    let initial = t
+        .initial_window
+        .map_or_else(|| "RFC 5681".to_owned(), |n| format!("{n} segments"));
+    let delayed = t
+        .delayed_ack
+        .map_or_else(|| "off".to_owned(), |d| d.to_string());
+    format!(
+        "TCP {variant}, mss {}, header {}, window {}, initial window {initial}, RTO {} to {} \
+         (initial {}, clock {}), delayed ACKs {delayed}, handshake {}{}",
+        Bytes(u64::from(t.mss)),
+        Bytes(u64::from(t.header)),
+        Bytes(t.window),
+        t.min_rto,
+        t.max_rto,
+        t.initial_rto,
+        t.granularity,
+        if t.handshake { "on" } else { "off" },
+        if t.trace { ", traced" } else { "" }
+    )
 }
 
 /// The lines of the subtree of `id` as (tree drawing and name, parameters): `lead`
@@ -224,6 +263,31 @@ pub fn source(s: &SourceConfig) -> String {
             format!(
                 "trace of {} packets ({}) over {span}",
                 records.len(),
+                Bytes(bytes)
+            )
+        }
+        SourceConfig::Ftp { bytes: None, .. } => "FTP, endless".to_owned(),
+        SourceConfig::Ftp { bytes: Some(b), .. } => {
+            format!("FTP, {} per ON interval", Bytes(*b))
+        }
+        SourceConfig::Telnet { size: n, mean_gap } => {
+            format!("Telnet, {} packets, mean gap {mean_gap}", size(*n))
+        }
+        SourceConfig::Www { load, lengths, .. } => {
+            let mean = lengths.iter().sum::<u64>() / lengths.len().max(1) as u64;
+            format!(
+                "web transfers at {load} offered, {} lengths, mean {}",
+                lengths.len(),
+                Bytes(mean)
+            )
+        }
+        SourceConfig::Video {
+            frames, interval, ..
+        } => {
+            let bytes: u64 = frames.iter().map(|&f| u64::from(f)).sum();
+            format!(
+                "video, {} frames ({}) every {interval}",
+                frames.len(),
                 Bytes(bytes)
             )
         }

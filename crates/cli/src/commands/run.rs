@@ -63,6 +63,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             scenario.name, scenario.config.duration, result.seed, result.packet_hops
         )
         .and_then(|()| write!(so, "{}", table::run_table(&result).render()))
+        .and_then(|()| match table::flow_table(&result) {
+            Some(t) => write!(so, "\n{}", t.render()),
+            None => Ok(()),
+        })
         .and_then(|()| write!(so, "\n{}", quality_section(&summary)))
         .and_then(|()| writeln!(so, "\nfiles written:"))
         .and_then(|()| print_files(&mut so, &written.files))

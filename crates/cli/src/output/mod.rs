@@ -7,6 +7,7 @@
 //! files.
 
 pub mod csv;
+pub mod flows;
 pub mod plots;
 pub mod quality;
 pub mod summary;
@@ -22,21 +23,31 @@ use linkshare_core::units::{Duration, Instant, NANOS_PER_SEC};
 use linkshare_sim::result::RunResult;
 
 use crate::error::Failure;
-use crate::scenario::Scenario;
+use crate::scenario::{SINGLE_REVERSE_LINK, Scenario};
 
-/// How outputs name a class: `class` with one link, `link/class` with several.
+/// How outputs name a class: `class` with one link, `link/class` with several. The
+/// link a single-link scenario gets for its TCP acknowledgements does not count: the
+/// classes of `link` keep their names, the acknowledgements' class is
+/// `link-reverse/ack`.
 #[derive(Clone, Copy, Debug)]
 pub struct Labels<'r> {
     result: &'r RunResult,
     multi_link: bool,
+    /// The single-link form with its acknowledgement link (`link`, `link-reverse`).
+    single_with_acks: bool,
 }
 
 impl<'r> Labels<'r> {
     /// Labels for the classes of `result`.
     pub fn new(result: &'r RunResult) -> Labels<'r> {
+        let single_with_acks = matches!(
+            result.links.as_slice(),
+            [l, r] if l.name == "link" && r.name == SINGLE_REVERSE_LINK
+        );
         Labels {
             result,
             multi_link: result.links.len() > 1,
+            single_with_acks,
         }
     }
 
@@ -49,7 +60,7 @@ impl<'r> Labels<'r> {
             .classes
             .get(class.index())
             .map_or("?", |c| c.name.as_str());
-        if self.multi_link {
+        if self.multi_link && !(self.single_with_acks && link == 0) {
             format!("{}/{name}", l.name)
         } else {
             name.to_owned()
@@ -179,6 +190,8 @@ pub fn write_run_with_summary(
     written.write(dir, "summary.json", summary.to_json()?.as_bytes())?;
     csv::write_all(dir, result, &mut written)?;
     let title = plots::run_title(&summary.scenario, result);
+    let classes: Vec<String> = summary.flows.iter().map(|f| f.class.clone()).collect();
+    flows::write_all(dir, result, &classes, &title, &mut written)?;
     written.write(
         dir,
         "throughput.svg",

@@ -39,7 +39,9 @@ pub const MAX_SIBLINGS: usize = 64;
 /// The `link_sharing` object of one link in `summary.json`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LinkSharing {
-    /// `"measured"`, or `"unavailable"` when the run kept no per-packet records.
+    /// `"measured"`; `"unavailable"` when the run kept no per-packet records;
+    /// `"reverse-only"` when no flow's route crosses the link (only TCP
+    /// acknowledgements do), so there is no reference to compare with.
     pub status: &'static str,
     /// Why the measured metrics are missing (`null` when measured).
     pub unavailable_reason: Option<String>,
@@ -98,8 +100,38 @@ pub fn link_sharing(config: &SimConfig, result: &RunResult) -> Vec<LinkSharing> 
         .iter()
         .zip(&result.links)
         .zip(&refs)
-        .map(|((link, measured), r)| link_quality(link, measured, r))
+        .enumerate()
+        .map(|(l, ((link, measured), r))| {
+            let forward = config
+                .flows
+                .iter()
+                .any(|f| f.route.iter().any(|h| h.link.0 as usize == l));
+            if forward {
+                link_quality(link, measured, r)
+            } else {
+                reverse_only()
+            }
+        })
         .collect()
+}
+
+/// The quality of a link only acknowledgements cross: nothing to measure.
+fn reverse_only() -> LinkSharing {
+    LinkSharing {
+        status: "reverse-only",
+        unavailable_reason: Some(
+            "no flow's route crosses this link, only acknowledgements on reverse routes; \
+             the reference allocation covers forward traffic"
+                .to_owned(),
+        ),
+        empirical_alpha_bytes: None,
+        empirical_alpha_pair: None,
+        empirical_alpha_note: None,
+        max_gap_s: None,
+        max_gap_class: None,
+        max_gap_from_s: None,
+        intervals: Vec::new(),
+    }
 }
 
 /// Every packet of `records` as a [`Transmission`] on a link of `rate` with `overhead`
@@ -280,10 +312,13 @@ pub fn short_secs(s: f64) -> String {
 /// The compact section printed after a run's table: per link, alpha and the largest
 /// gap, then the reference and measured rate of every class per interval of constant
 /// demand (Mbit/s) with the relative error. `links` pairs each link's name and
-/// scheduler with its quality.
+/// scheduler with its quality. Links only acknowledgements cross are left out.
 pub fn terminal_section(links: &[(&str, &str, &LinkSharing)]) -> String {
     let mut out = String::new();
     for &(name, scheduler, q) in links {
+        if q.status == "reverse-only" {
+            continue;
+        }
         let _ = writeln!(out, "link sharing on `{name}` [{scheduler}]:");
         if let Some(reason) = &q.unavailable_reason {
             let _ = writeln!(out, "  measured metrics unavailable: {reason}");

@@ -6,10 +6,11 @@
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::Counters;
 use linkshare_sim::config::{FlowId, SimConfig};
-use linkshare_sim::result::{DelayStats, RunResult};
+use linkshare_sim::result::{DelayStats, FlowResult, RunResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::Labels;
+use super::flows::Activity;
 use super::quality::{self, LinkSharing};
 use crate::error::Failure;
 
@@ -155,6 +156,67 @@ pub struct FlowSummary {
     pub mean_rate_bps: f64,
     /// End-to-end delay (creation to arrival at the sink, with propagation), seconds.
     pub delay_s: DelaySummary,
+    /// What the flow's transport measured at the application's level.
+    pub transport: TransportSummary,
+}
+
+/// A flow's application-level measurements (see [`super::flows`] for the definitions
+/// of start, end, goodput and burst delay). Times are seconds of the run; `null` when
+/// they did not happen.
+#[derive(Debug, serde::Serialize)]
+pub struct TransportSummary {
+    /// `"udp"` or `"tcp"`.
+    pub protocol: &'static str,
+    /// Application bytes delivered (over TCP in order and once each).
+    pub bytes_delivered: u64,
+    /// When the flow sent its first packet.
+    pub start_s: Option<f64>,
+    /// Its completion, or else the arrival of its last delivered byte.
+    pub end_s: Option<f64>,
+    /// `bytes_delivered · 8 / (end − start)`, bit/s.
+    pub goodput_bps: Option<f64>,
+    /// When everything the application wrote was delivered (finite writes only).
+    pub completed_s: Option<f64>,
+    /// Segments sent again (TCP).
+    pub retransmits: u64,
+    /// Retransmission timeouts (TCP).
+    pub timeouts: u64,
+    /// Fast retransmits (TCP).
+    pub fast_retransmits: u64,
+    /// Packets sent along the reverse route (TCP acknowledgements).
+    pub acks_sent: u64,
+    /// Of them, dropped.
+    pub acks_dropped: u64,
+    /// Application bursts begun.
+    pub bursts: u64,
+    /// Of them, completed.
+    pub bursts_completed: u64,
+    /// Mean delay of the completed bursts, seconds.
+    pub mean_burst_delay_s: Option<f64>,
+}
+
+impl TransportSummary {
+    /// The transport summary of `f`.
+    pub fn new(f: &FlowResult) -> TransportSummary {
+        let t = &f.transport;
+        let a = Activity::of(f);
+        TransportSummary {
+            protocol: t.protocol,
+            bytes_delivered: t.bytes_delivered,
+            start_s: a.start.map(|t| t.as_secs_f64()),
+            end_s: a.end.map(|t| t.as_secs_f64()),
+            goodput_bps: a.goodput_bps(),
+            completed_s: t.completed.map(|t| t.as_secs_f64()),
+            retransmits: t.retransmits,
+            timeouts: t.timeouts,
+            fast_retransmits: t.fast_retransmits,
+            acks_sent: f.reverse.sent.packets,
+            acks_dropped: f.reverse.dropped.packets,
+            bursts: t.bursts.len() as u64,
+            bursts_completed: a.bursts_completed,
+            mean_burst_delay_s: a.mean_burst_delay.map(|d| d.as_secs_f64()),
+        }
+    }
 }
 
 impl Summary {
@@ -223,6 +285,7 @@ impl Summary {
                     packets_dropped: f.dropped.packets,
                     mean_rate_bps: f.mean_rate_bps,
                     delay_s: (&f.delay).into(),
+                    transport: TransportSummary::new(f),
                 }
             })
             .collect();

@@ -7,6 +7,7 @@ use linkshare_core::units::Duration;
 use linkshare_sim::result::{ClassResult, RunResult};
 
 use super::Labels;
+use super::flows::Activity;
 
 /// A text table: a header row, optional column groups above it, and rows. The first
 /// column is left-aligned, the others right-aligned.
@@ -139,6 +140,54 @@ pub fn run_table(result: &RunResult) -> TextTable {
         header: header.iter().map(|h| (*h).to_owned()).collect(),
         rows,
     }
+}
+
+/// The per-flow transport table of a run: goodput, retransmissions and timeouts (TCP
+/// flows), completed bursts and their mean delay (flows with bursts). `None` when no
+/// flow is TCP and none has bursts (the class table then says it all).
+pub fn flow_table(result: &RunResult) -> Option<TextTable> {
+    let shown = result
+        .flows
+        .iter()
+        .any(|f| f.transport.protocol == "tcp" || !f.transport.bursts.is_empty());
+    if !shown {
+        return None;
+    }
+    let header = [
+        "flow",
+        "protocol",
+        "delivered B",
+        "goodput Mbit/s",
+        "retransmits",
+        "timeouts",
+        "bursts done",
+        "burst mean ms",
+    ];
+    let rows = result
+        .flows
+        .iter()
+        .map(|f| {
+            let t = &f.transport;
+            let a = Activity::of(f);
+            let tcp = t.protocol == "tcp";
+            let count = |n: u64| if tcp { n.to_string() } else { "-".to_owned() };
+            vec![
+                f.name.clone(),
+                t.protocol.to_owned(),
+                t.bytes_delivered.to_string(),
+                a.goodput_bps().map_or_else(|| "-".to_owned(), mbit),
+                count(t.retransmits),
+                count(t.timeouts),
+                format!("{}/{}", a.bursts_completed, t.bursts.len()),
+                a.mean_burst_delay.map_or_else(|| "-".to_owned(), ms),
+            ]
+        })
+        .collect();
+    Some(TextTable {
+        groups: Vec::new(),
+        header: header.iter().map(|h| (*h).to_owned()).collect(),
+        rows,
+    })
 }
 
 /// Distance of `c` from the root of its tree.

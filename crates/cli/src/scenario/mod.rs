@@ -12,6 +12,7 @@
 //! [`linkshare_core::hierarchy::ClassTree::build`], whose errors carry the positions
 //! the loader recorded.
 
+mod apps;
 mod best_effort;
 mod build;
 mod format;
@@ -29,6 +30,7 @@ use linkshare_sim::config::SimConfig;
 use toml::de::DeTable;
 
 pub use best_effort::BestEffort;
+pub use build::{ACK_CLASS, SINGLE_REVERSE_LINK};
 pub(crate) use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 
@@ -70,14 +72,23 @@ pub struct LinkNotes {
     pub best_effort: Option<BestEffort>,
     /// The `umax` of each `rt` curve written as `{ umax, dmax, rate }`, by class.
     pub rt_bursts: Vec<(ClassId, Bytes)>,
+    /// Whether this is the link the loader added for the acknowledgements of a
+    /// single-link file's TCP flows ([`SINGLE_REVERSE_LINK`]): it stays FIFO when a
+    /// command runs the scenario under another scheduler.
+    pub ack_path: bool,
 }
 
 impl Scenario {
-    /// Runs every link with `kind` instead of the scheduler the file names. Fails if
-    /// `kind` cannot be built for some link's classes (`option` names the command-line
-    /// option in the message).
+    /// Runs every link with `kind` instead of the scheduler the file names (all but the
+    /// single-link form's acknowledgement link, which stays FIFO). Fails if `kind`
+    /// cannot be built for some link's classes (`option` names the command-line option
+    /// in the message).
     pub fn set_scheduler(&mut self, kind: SchedulerKind, option: &str) -> Result<(), Problems> {
-        for link in &self.config.links {
+        let ack_path = |i: usize| self.link_notes.get(i).is_some_and(|n| n.ack_path);
+        for (i, link) in self.config.links.iter().enumerate() {
+            if ack_path(i) {
+                continue;
+            }
             if let Err(problem) = build::check_scheduler(kind, &link.classes) {
                 return Err(Problems::option(
                     option,
@@ -89,8 +100,11 @@ impl Scenario {
                 ));
             }
         }
-        for link in &mut self.config.links {
-            link.scheduler = kind;
+        let skip: Vec<bool> = (0..self.config.links.len()).map(ack_path).collect();
+        for (link, skip) in self.config.links.iter_mut().zip(skip) {
+            if !skip {
+                link.scheduler = kind;
+            }
         }
         Ok(())
     }

@@ -167,6 +167,20 @@ impl Ctx<'_> {
         }
     }
 
+    /// A boolean (`true` or `false`).
+    pub(crate) fn boolean(&mut self, path: &str, v: &Value<'_>) -> Option<Sp<bool>> {
+        match v.get_ref() {
+            DeValue::Boolean(b) => Some(Sp {
+                value: *b,
+                span: v.span(),
+            }),
+            _ => {
+                self.wrong_type(path, v, "a boolean", "true");
+                None
+            }
+        }
+    }
+
     /// A number (integer or float), finite.
     pub(crate) fn number(&mut self, path: &str, v: &Value<'_>) -> Option<Sp<f64>> {
         let text = match v.get_ref() {

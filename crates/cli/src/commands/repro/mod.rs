@@ -20,6 +20,7 @@ pub mod experiment;
 mod fsc;
 mod hfsc;
 mod hls;
+pub mod tcp;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -117,6 +118,11 @@ pub const ALL: &[Repro] = &[
         name: "fsc-burst",
         about: "FSC paper Fig. 5: burst delay against the preferred burst size (PBS)",
         run: fsc::burst,
+    },
+    Repro {
+        name: "tcp-fairness",
+        about: "8 greedy NewReno flows through 100 Mbit/s: utilisation, Jain's index (fifo, drr)",
+        run: tcp::fairness,
     },
 ];
 

@@ -10,14 +10,16 @@ use std::sync::Arc;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
 use linkshare_core::sched::{self, Packet, SchedulerKind};
 use linkshare_core::units::Duration;
-use linkshare_sim::config::{FlowConfig, LinkConfig, MeasureConfig, NodeConfig, NodeId, SimConfig};
+use linkshare_sim::config::{
+    FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, SimConfig,
+};
 
 use super::best_effort::{self, BestEffort};
-use super::format::{Document, Form, Header, LinkDef};
+use super::format::{ClassDef, Document, Form, Header, LinkDef, TransportDef};
 use super::problem::{Problem, did_you_mean};
 use super::reader::{Ctx, Sp, Span};
 use super::{Layout, LinkNotes, Scenario};
-use flow::{TraceCache, build_flow};
+use flow::{Env, TraceCache, build_flow};
 
 /// At most this many measurement windows per run (`duration / window`).
 const MAX_WINDOWS: u64 = 1_000_000;
@@ -26,6 +28,11 @@ const MAX_WINDOWS: u64 = 1_000_000;
 const SINGLE_NODES: [&str; 2] = ["src", "dst"];
 /// Name of the link of the single-link form.
 const SINGLE_LINK: &str = "link";
+/// Name of the link the single-link form gets for the acknowledgements of its TCP
+/// flows, from `dst` back to `src`.
+pub const SINGLE_REVERSE_LINK: &str = "link-reverse";
+/// The only class of [`SINGLE_REVERSE_LINK`].
+pub const ACK_CLASS: &str = "ack";
 
 /// A link whose class tree was built.
 struct BuiltLink<'d> {
@@ -50,16 +57,41 @@ pub(crate) fn build(
     if let Some(h) = header {
         check_windows(ctx, h);
     }
+    let tcp_flows = doc.flows.iter().any(|f| {
+        f.transport
+            .as_ref()
+            .is_some_and(|t| t.value == TransportDef::Tcp)
+    });
+    let reverse_def = match &doc.form {
+        Form::Single(link) => reverse_link_def(ctx, link, tcp_flows),
+        _ => None,
+    };
+    let mut ack_hop = None;
     let (nodes, links, layout) = match &doc.form {
         Form::Single(link) => {
             let nodes = SINGLE_NODES.iter().map(|&n| n.to_owned()).collect();
             let built = build_link(ctx, link, SINGLE_LINK.to_owned(), default_scheduler);
-            let built = built.map(|mut b| {
-                b.from = Some(NodeId(0));
-                b.to = Some(NodeId(1));
-                b
-            });
-            (nodes, built.into_iter().collect(), Layout::SingleLink)
+            let mut links: Vec<BuiltLink<'_>> = built
+                .map(|mut b| {
+                    b.from = Some(NodeId(0));
+                    b.to = Some(NodeId(1));
+                    b
+                })
+                .into_iter()
+                .collect();
+            if let Some(def) = &reverse_def
+                && let Some(mut b) = build_link(ctx, def, SINGLE_REVERSE_LINK.to_owned(), None)
+            {
+                b.from = Some(NodeId(1));
+                b.to = Some(NodeId(0));
+                b.notes.ack_path = true;
+                ack_hop = b.tree.id_of(ACK_CLASS).map(|class| Hop {
+                    link: LinkId(links.len() as u32),
+                    class,
+                });
+                links.push(b);
+            }
+            (nodes, links, Layout::SingleLink)
         }
         Form::Topology { nodes, links } => {
             let names = unique(ctx, nodes, "node", "node");
@@ -96,10 +128,19 @@ pub(crate) fn build(
     let flow_names: Vec<Sp<String>> = doc.flows.iter().filter_map(|f| f.name.clone()).collect();
     unique(ctx, &flow_names, "flow", "flow");
     let mut traces = TraceCache::default();
+    let env = Env {
+        links: &links,
+        nodes: &nodes,
+        layout,
+        header,
+        base_dir,
+        tcp: &doc.tcp,
+        ack_hop,
+    };
     let flows: Vec<FlowConfig> = doc
         .flows
         .iter()
-        .filter_map(|f| build_flow(ctx, f, &links, layout, header, base_dir, &mut traces))
+        .filter_map(|f| build_flow(ctx, f, &env, &mut traces))
         .collect();
     if !ctx.problems.is_empty() {
         return None;
@@ -139,6 +180,54 @@ pub(crate) fn build(
         layout,
         config,
         link_notes,
+    })
+}
+
+/// The definition of the single-link form's [`SINGLE_REVERSE_LINK`], when a flow is
+/// TCP: `[link] reverse`'s rate, delay, overhead and buffer, each defaulting to
+/// `[link]`'s (the buffer to none), FIFO, one class [`ACK_CLASS`]. Reports a `reverse`
+/// given without TCP flows.
+fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Option<LinkDef> {
+    if !tcp_flows {
+        if let Some(r) = &link.reverse {
+            ctx.report(
+                &r.span,
+                "link.reverse",
+                "`reverse` shapes the path of TCP acknowledgements, and no flow is TCP",
+                "remove it, or make a flow TCP with transport = \"tcp\"",
+            );
+        }
+        return None;
+    }
+    let r = link.reverse.as_ref();
+    let span = r.map_or(link.span.clone(), |r| r.span.clone());
+    let named = |name: &str| {
+        Some(Sp {
+            value: name.to_owned(),
+            span: span.clone(),
+        })
+    };
+    Some(LinkDef {
+        path: "link.reverse".to_owned(),
+        span: span.clone(),
+        name: named(SINGLE_REVERSE_LINK),
+        from: named(SINGLE_NODES[1]),
+        to: named(SINGLE_NODES[0]),
+        rate: r.and_then(|r| r.rate.clone()).or_else(|| link.rate.clone()),
+        delay: r.and_then(|r| r.delay).unwrap_or(link.delay),
+        overhead: r.and_then(|r| r.overhead).unwrap_or(link.overhead),
+        scheduler: Some(Sp {
+            value: SchedulerKind::Fifo,
+            span: span.clone(),
+        }),
+        buffer: r.map(|r| r.buffer).unwrap_or_default(),
+        best_effort: None,
+        classes: vec![ClassDef {
+            path: "link.reverse.class[0]".to_owned(),
+            spec: ClassSpec::new(ACK_CLASS, None),
+            rt_burst: None,
+        }],
+        reverse: None,
     })
 }
 
@@ -295,6 +384,7 @@ fn build_link<'d>(
         notes: LinkNotes {
             best_effort: def.best_effort.as_ref().map(|b| b.value),
             rt_bursts,
+            ack_path: false,
         },
     })
 }

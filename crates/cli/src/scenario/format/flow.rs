@@ -4,12 +4,24 @@ use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_sim::config::SourceConfig;
 use toml::de::DeValue;
 
-use super::{FlowDef, HopDef, ScheduleDef, SourceDef};
+use super::tcp::read_tcp;
+use super::{FlowDef, HopDef, ScheduleDef, SourceDef, TransportDef};
+use crate::scenario::apps;
 use crate::scenario::problem::did_you_mean;
 use crate::scenario::reader::{Ctx, Sp, Table, Value};
 
 /// Keys of a flow.
-const FLOW_KEYS: &[&str] = &["name", "class", "route", "source", "on", "off"];
+const FLOW_KEYS: &[&str] = &[
+    "name",
+    "class",
+    "route",
+    "reverse",
+    "transport",
+    "tcp",
+    "source",
+    "on",
+    "off",
+];
 
 /// Keys of a route hop.
 const HOP_KEYS: &[&str] = &["link", "class"];
@@ -27,7 +39,14 @@ const SOURCE_TYPES: &[(&str, &[&str])] = &[
     ),
     ("greedy", &["size", "backlog"]),
     ("trace", &["file"]),
+    ("ftp", &["bytes", "size"]),
+    ("telnet", &["size", "mean_gap"]),
+    ("www", &["load", "lengths", "size"]),
+    ("video", &["file", "interval", "fps", "size"]),
 ];
+
+/// The named distributions of web transfer lengths.
+const LENGTH_PRESETS: &[&str] = &["fsc-paper"];
 
 /// Default `backlog` of a greedy source.
 const DEFAULT_GREEDY_BACKLOG: u32 = 2;
@@ -40,14 +59,52 @@ pub(super) fn read_flow(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<
     let class = t.name(ctx, "class");
     let route = t
         .get("route")
-        .and_then(|v| read_route(ctx, &t.field("route"), v));
+        .and_then(|v| read_route(ctx, &t.field("route"), v, "route"));
+    let transport = t
+        .get("transport")
+        .and_then(|v| read_transport(ctx, &t.field("transport"), v));
+    // A transport written wrongly was reported; the rest is read as for UDP.
+    let udp = t.get("transport").is_none()
+        || transport
+            .as_ref()
+            .is_some_and(|t| t.value == TransportDef::Udp);
+    let tcp_flow = transport
+        .as_ref()
+        .is_some_and(|t| t.value == TransportDef::Tcp);
+    let tcp = t.get("tcp").and_then(|v| {
+        let def = read_tcp(ctx, &t.field("tcp"), v)?;
+        if udp {
+            ctx.report(
+                &v.span(),
+                &t.field("tcp"),
+                "TCP parameters are given for a UDP flow",
+                "add transport = \"tcp\" to the flow, or remove `tcp`",
+            );
+        }
+        Some(Sp {
+            value: def,
+            span: v.span(),
+        })
+    });
+    let reverse = t.get("reverse").and_then(|v| {
+        if udp {
+            ctx.report(
+                &v.span(),
+                &t.field("reverse"),
+                "a UDP flow sends nothing back, so it has no reverse route",
+                "remove `reverse`, or add transport = \"tcp\" to the flow",
+            );
+            return None;
+        }
+        read_route(ctx, &t.field("reverse"), v, "reverse")
+    });
     let source = t
         .require(
             ctx,
             "source",
             "source = { type = \"cbr\", rate = \"1mbit\", size = \"1000b\" }",
         )
-        .and_then(|v| read_source(ctx, &t.field("source"), v));
+        .and_then(|v| read_source(ctx, &t.field("source"), v, tcp_flow));
     let schedule = match (t.get("on"), t.get("off")) {
         (Some(_), Some(off)) => {
             ctx.report(
@@ -68,12 +125,39 @@ pub(super) fn read_flow(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<
         name,
         class,
         route,
+        reverse,
+        transport,
+        tcp,
         source,
         schedule,
     })
 }
 
-fn read_route(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Vec<HopDef>>> {
+/// `transport = "udp"` or `"tcp"`.
+fn read_transport(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<TransportDef>> {
+    let s = ctx.string(path, v)?;
+    let value = match s.value {
+        "udp" => TransportDef::Udp,
+        "tcp" => TransportDef::Tcp,
+        other => {
+            let hint = did_you_mean(other, ["udp", "tcp"]);
+            ctx.report(
+                &s.span,
+                path,
+                format!("unknown transport `{other}`"),
+                format!("{hint}use \"udp\" (open loop, the default) or \"tcp\""),
+            );
+            return None;
+        }
+    };
+    Some(Sp {
+        value,
+        span: s.span,
+    })
+}
+
+/// A list of hops (`key`: `route` or `reverse`, for the messages).
+fn read_route(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, key: &str) -> Option<Sp<Vec<HopDef>>> {
     let items = ctx.array(path, v, "[{ link = \"l1\", class = \"a\" }]")?;
     let mut hops = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -99,8 +183,12 @@ fn read_route(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Vec<Hop
         ctx.report(
             &v.span(),
             path,
-            "the route is empty",
-            "list the hops in order, e.g. route = [{ link = \"l1\", class = \"a\" }]",
+            if key == "route" {
+                "the route is empty"
+            } else {
+                "the reverse route is empty"
+            },
+            format!("list the hops in order, e.g. {key} = [{{ link = \"l1\", class = \"a\" }}]"),
         );
         return None;
     }
@@ -110,7 +198,9 @@ fn read_route(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Vec<Hop
     })
 }
 
-fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<SourceDef> {
+/// A flow's source; `tcp`: the flow is TCP (sizes then mean application writes, and
+/// `ftp`, `www` and `video` may leave `size` out).
+fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Option<SourceDef> {
     let example = "{ type = \"cbr\", rate = \"1mbit\", size = \"1000b\" }";
     let DeValue::Table(_) = v.get_ref() else {
         ctx.wrong_type(path, v, "a source table", example);
@@ -132,6 +222,16 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<SourceDef
         );
         return None;
     };
+    if kind == "greedy" && tcp {
+        ctx.report(
+            &probe.get("type").map_or(v.span(), |t| t.span()),
+            &type_path,
+            "a greedy source keeps packets queued at its first hop, which a TCP connection \
+             does not do",
+            "for a greedy TCP flow write source = { type = \"ftp\" } (an endless transfer)",
+        );
+        return None;
+    }
     let mut allowed = vec!["type"];
     allowed.extend_from_slice(keys);
     let t = ctx.table(path, v, &allowed)?;
@@ -175,8 +275,55 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<SourceDef
             },
         });
     }
-    let size = packet_size(ctx, &t);
+    if kind == "video" {
+        return read_video(ctx, &t, tcp);
+    }
+    let size = if tcp && matches!(kind, "ftp" | "www") && t.get("size").is_none() {
+        None
+    } else {
+        packet_size(ctx, &t)
+    };
     let config = match kind {
+        "ftp" => {
+            let bytes = t.quantity::<Bytes>(ctx, "bytes", "a size", "\"1mb\"");
+            let bytes = match bytes {
+                Some(b) if b.value == Bytes::ZERO => {
+                    ctx.report(
+                        &b.span,
+                        &t.field("bytes"),
+                        "a transfer of zero bytes sends nothing",
+                        "give a positive size such as \"1mb\", or leave `bytes` out for an \
+                         endless transfer",
+                    );
+                    return None;
+                }
+                Some(b) => Some(b.value.0),
+                None if t.get("bytes").is_some() => return None,
+                None => None,
+            };
+            SourceConfig::Ftp {
+                bytes,
+                size: written_size(tcp, size.as_ref())?,
+            }
+        }
+        "telnet" => {
+            let mean_gap = time(ctx, "mean_gap", "\"100ms\"", false);
+            SourceConfig::Telnet {
+                size: size.clone()?.value,
+                mean_gap: mean_gap?,
+            }
+        }
+        "www" => {
+            let load = rate(ctx, "load", "\"9.5mbit\"");
+            let lengths = t
+                .require(ctx, "lengths", "lengths = \"fsc-paper\"")
+                .and_then(|v| read_lengths(ctx, &t.field("lengths"), v));
+            SourceConfig::Www {
+                load: load?,
+                lengths: lengths?,
+                size: written_size(tcp, size.as_ref())?,
+            }
+        }
         "cbr" | "poisson" => {
             let r = rate(ctx, "rate", "\"1mbit\"");
             let (rate, size) = (r?, size.clone()?.value);
@@ -262,7 +409,7 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<SourceDef
             }
         }
         "markov2" => read_markov2(ctx, &t, size.clone())?,
-        _ => {
+        "greedy" => {
             let backlog = t
                 .integer(ctx, "backlog", 1, u64::from(u32::MAX))
                 .map_or(DEFAULT_GREEDY_BACKLOG, |b| b.value as u32);
@@ -271,11 +418,157 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<SourceDef
                 backlog,
             }
         }
+        _ => return None,
     };
-    Some(SourceDef::Ready {
-        config,
-        size: size?,
+    Some(SourceDef::Ready { config, size })
+}
+
+/// The packet size of an `ftp`, `www` or `video` source: as written, or 0 for a TCP flow
+/// that left it out (the build puts the flow's segment size there); `None` when a UDP
+/// flow's size is missing or wrong (reported).
+fn written_size(tcp: bool, size: Option<&Sp<u32>>) -> Option<u32> {
+    match size {
+        Some(s) => Some(s.value),
+        None if tcp => Some(0),
+        None => None,
+    }
+}
+
+/// A `video` source: `file`, `interval` or `fps`, and `size`.
+fn read_video(ctx: &mut Ctx<'_>, t: &Table<'_, '_>, tcp: bool) -> Option<SourceDef> {
+    let file = t
+        .require(ctx, "file", "file = \"traces/mpeg1-synthetic.csv\"")
+        .and_then(|v| ctx.string(&t.field("file"), v));
+    let interval = match (t.get("interval"), t.get("fps")) {
+        (Some(_), Some(fps)) => {
+            ctx.report(
+                &fps.span(),
+                &t.field("fps"),
+                "both `interval` and `fps` are given",
+                "give the time between frames with `interval`, or the frame rate with `fps`, \
+                 not both",
+            );
+            None
+        }
+        (Some(_), None) => {
+            let d = t.quantity::<Duration>(ctx, "interval", "a time", "\"33333333ns\"")?;
+            if d.value == Duration::ZERO {
+                ctx.report(
+                    &d.span,
+                    &t.field("interval"),
+                    "the frame interval is zero",
+                    "give a positive time such as \"33333333ns\" (30 frames/s)",
+                );
+                return None;
+            }
+            Some(d.value)
+        }
+        (None, Some(v)) => {
+            let fps = ctx.number(&t.field("fps"), v)?;
+            // 1 ns at the finest: at most 1e9 frames per second.
+            if !(fps.value > 0.0 && fps.value <= 1e9) {
+                ctx.report(
+                    &fps.span,
+                    &t.field("fps"),
+                    format!("{} frames per second is not possible", fps.value),
+                    "give a positive frame rate such as 30 (at most 1e9)",
+                );
+                return None;
+            }
+            Some(Duration((1e9 / fps.value).round() as u64))
+        }
+        (None, None) => {
+            ctx.report(
+                &t.span,
+                &t.field("interval"),
+                format!("`{}` has neither `interval` nor `fps`", t.path),
+                "add fps = 30 or interval = \"33333333ns\"",
+            );
+            None
+        }
+    };
+    let size = if tcp && t.get("size").is_none() {
+        None
+    } else {
+        Some(packet_size(ctx, t)?)
+    };
+    let file = file?;
+    Some(SourceDef::Video {
+        file: Sp {
+            value: file.value.to_owned(),
+            span: file.span,
+        },
+        interval: interval?,
+        size,
     })
+}
+
+/// Web transfer lengths: a preset's name or an array of byte counts (integers or size
+/// strings), each positive.
+fn read_lengths(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<std::sync::Arc<[u64]>> {
+    let example = "\"fsc-paper\" or [1000, 20000]";
+    match v.get_ref() {
+        DeValue::String(name) => {
+            if name.as_ref() == "fsc-paper" {
+                return Some(apps::FSC_PAPER_GROUPS.to_vec().into());
+            }
+            let hint = did_you_mean(name, LENGTH_PRESETS.iter().copied());
+            ctx.report(
+                &v.span(),
+                path,
+                format!("unknown length distribution `{name}`"),
+                format!(
+                    "{hint}use \"fsc-paper\" (the FSC paper's 10 groups) or an array of \
+                     transfer lengths in bytes, e.g. [1000, 20000]"
+                ),
+            );
+            None
+        }
+        DeValue::Array(items) => {
+            if items.is_empty() {
+                ctx.report(
+                    &v.span(),
+                    path,
+                    "the list of transfer lengths is empty",
+                    format!("give at least one length, e.g. lengths = {example}"),
+                );
+                return None;
+            }
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let p = format!("{path}[{i}]");
+                let n = match item.get_ref() {
+                    DeValue::String(_) => ctx
+                        .quantity::<Bytes>(&p, item, "a size", "\"13666b\"")
+                        .map(|b| Sp {
+                            value: b.value.0,
+                            span: b.span,
+                        }),
+                    _ => ctx.integer(&p, item, 0, u64::MAX),
+                };
+                match n {
+                    Some(n) if n.value > 0 => out.push(n.value),
+                    Some(n) => ctx.report(
+                        &n.span,
+                        &p,
+                        "a transfer of zero bytes sends nothing",
+                        "give positive lengths in bytes",
+                    ),
+                    None => {}
+                }
+            }
+            (out.len() == items.len()).then(|| out.into())
+        }
+        _ => {
+            ctx.wrong_type(
+                path,
+                v,
+                "a distribution name or an array of lengths",
+                example,
+            );
+            None
+        }
+    }
 }
 
 fn read_markov2(

@@ -5,6 +5,7 @@
 
 mod class;
 mod flow;
+mod tcp;
 
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::hierarchy::{ClassSpec, Limit};
@@ -18,9 +19,10 @@ use super::problem::did_you_mean;
 use super::reader::{Ctx, Sp, Span, Table, Value};
 use class::read_class;
 use flow::read_flow;
+pub(crate) use tcp::{TcpDef, WindowDef};
 
 /// Top-level keys.
-const TOP_KEYS: &[&str] = &["scenario", "link", "class", "flow", "node", "links"];
+const TOP_KEYS: &[&str] = &["scenario", "link", "class", "flow", "node", "links", "tcp"];
 
 /// Keys of `[scenario]`.
 const SCENARIO_KEYS: &[&str] = &[
@@ -40,7 +42,11 @@ const LINK_KEYS: &[&str] = &[
     "scheduler",
     "buffer",
     "best_effort",
+    "reverse",
 ];
+
+/// Keys of the single-link form's `[link] reverse`.
+const REVERSE_KEYS: &[&str] = &["rate", "delay", "overhead", "buffer"];
 
 /// Keys of the topology form's `[[links]]`.
 const LINKS_KEYS: &[&str] = &[
@@ -71,6 +77,8 @@ pub(crate) struct Document {
     pub(crate) header: Option<Header>,
     pub(crate) form: Form,
     pub(crate) flows: Vec<FlowDef>,
+    /// `[tcp]`: defaults for every TCP flow (empty when not written).
+    pub(crate) tcp: TcpDef,
 }
 
 /// `[scenario]`.
@@ -115,6 +123,19 @@ pub(crate) struct LinkDef {
     /// `best_effort`: FSC's best-effort curves for every leaf.
     pub(crate) best_effort: Option<Sp<BestEffort>>,
     pub(crate) classes: Vec<ClassDef>,
+    /// `[link] reverse`: the path of TCP acknowledgements in the single-link form.
+    pub(crate) reverse: Option<ReverseDef>,
+}
+
+/// `[link] reverse = { ... }`: the link `link-reverse` the loader adds for TCP flows
+/// of a single-link file; what is not given is taken from `[link]`.
+#[derive(Debug)]
+pub(crate) struct ReverseDef {
+    pub(crate) span: Span,
+    pub(crate) rate: Option<Sp<Rate>>,
+    pub(crate) delay: Option<Duration>,
+    pub(crate) overhead: Option<Bytes>,
+    pub(crate) buffer: BufferConfig,
 }
 
 /// A class, with its path (`class[i]` or `links[i].class[j]`).
@@ -134,8 +155,21 @@ pub(crate) struct FlowDef {
     pub(crate) name: Option<Sp<String>>,
     pub(crate) class: Option<Sp<String>>,
     pub(crate) route: Option<Sp<Vec<HopDef>>>,
+    /// `reverse`: the acknowledgements' route (topology form, TCP flows).
+    pub(crate) reverse: Option<Sp<Vec<HopDef>>>,
+    /// `transport`, with where it was written (`None`: not written, UDP).
+    pub(crate) transport: Option<Sp<TransportDef>>,
+    /// `tcp = { ... }`, if written.
+    pub(crate) tcp: Option<Sp<TcpDef>>,
     pub(crate) source: Option<SourceDef>,
     pub(crate) schedule: Option<ScheduleDef>,
+}
+
+/// `transport = "udp"` or `"tcp"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TransportDef {
+    Udp,
+    Tcp,
 }
 
 /// One `{ link = "...", class = "..." }` of a route.
@@ -149,10 +183,21 @@ pub(crate) struct HopDef {
 /// A source, ready except for traces (read later, relative to the scenario file).
 #[derive(Debug)]
 pub(crate) enum SourceDef {
-    /// Every parameter known; `size` is where the packet size was written.
-    Ready { config: SourceConfig, size: Sp<u32> },
+    /// Every parameter known; `size` is where the packet size was written, `None` when
+    /// a TCP flow's `ftp`, `www` or `video` source left it out (the build then puts the
+    /// flow's full segment size there, which TCP does not use).
+    Ready {
+        config: SourceConfig,
+        size: Option<Sp<u32>>,
+    },
     /// A trace file to read.
     Trace { file: Sp<String> },
+    /// A video source whose frame sizes are in `file`.
+    Video {
+        file: Sp<String>,
+        interval: Duration,
+        size: Option<Sp<u32>>,
+    },
 }
 
 /// `on = [...]` or `off = [...]`.
@@ -197,6 +242,10 @@ pub(crate) fn read_document(ctx: &mut Ctx<'_>, doc: &Table<'_, '_>) -> Document 
         }
     };
     let form = read_form(ctx, doc);
+    let tcp = doc
+        .get("tcp")
+        .and_then(|v| tcp::read_tcp(ctx, "tcp", v))
+        .unwrap_or_default();
     let flows = tables_of(ctx, doc, "flow")
         .into_iter()
         .enumerate()
@@ -214,6 +263,7 @@ pub(crate) fn read_document(ctx: &mut Ctx<'_>, doc: &Table<'_, '_>) -> Document 
         header,
         form,
         flows,
+        tcp,
     }
 }
 
@@ -450,6 +500,10 @@ fn read_link(
         .enumerate()
         .filter_map(|(i, v)| read_class(ctx, &format!("{class_path}[{i}]"), v))
         .collect();
+    let reverse = t
+        .get("reverse")
+        .filter(|_| !named)
+        .and_then(|v| read_reverse(ctx, &t.field("reverse"), v));
     Some(LinkDef {
         path: path.to_owned(),
         span: t.span.clone(),
@@ -463,6 +517,39 @@ fn read_link(
         buffer,
         best_effort,
         classes,
+        reverse,
+    })
+}
+
+fn read_reverse(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<ReverseDef> {
+    let t = ctx.table(path, v, REVERSE_KEYS)?;
+    let rate = t.quantity::<Rate>(ctx, "rate", "a rate", "\"10mbit\"");
+    if let Some(r) = &rate
+        && r.value == Rate::ZERO
+    {
+        ctx.report(
+            &r.span,
+            &t.field("rate"),
+            "the reverse link's rate is zero",
+            "give a positive rate such as \"10mbit\", or leave it out to use the link's",
+        );
+    }
+    let delay = t
+        .quantity::<Duration>(ctx, "delay", "a time", "\"5ms\"")
+        .map(|d| d.value);
+    let overhead = t
+        .quantity::<Bytes>(ctx, "overhead", "a size", "\"24b\"")
+        .map(|b| b.value);
+    let buffer = t
+        .get("buffer")
+        .and_then(|v| read_buffer(ctx, &t.field("buffer"), v))
+        .unwrap_or_default();
+    Some(ReverseDef {
+        span: t.span.clone(),
+        rate,
+        delay,
+        overhead,
+        buffer,
     })
 }
 
