@@ -4,8 +4,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{TWO_HOPS, TempDir, position_of, scenarios_dir};
-use linkshare_cli::scenario::{Problem, Problems, Scenario, load_file, load_str};
+use common::{TWO_HOPS, TempDir, about, at, load_in, position_of, problems_in, scenarios_dir};
+use linkshare_cli::scenario::{Problem, Problems, Scenario, load_file};
 use linkshare_core::buffer::Overflow;
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::hierarchy::{ClassId, Limit};
@@ -42,29 +42,11 @@ source = { type = "cbr", rate = "1mbit", size = "1000b" }
 "#;
 
 fn load(text: &str) -> Result<Scenario, Problems> {
-    load_str(text, "t.toml", Path::new("."))
+    load_in(text, Path::new("."))
 }
 
 fn problems(text: &str) -> Vec<Problem> {
-    match load(text) {
-        Ok(_) => panic!("expected problems in:\n{text}"),
-        Err(p) => p.0,
-    }
-}
-
-/// The only problem about `field`; fails if there is none or several.
-fn about<'p>(ps: &'p [Problem], field: &str) -> &'p Problem {
-    let found: Vec<&Problem> = ps
-        .iter()
-        .filter(|p| p.field.as_deref() == Some(field))
-        .collect();
-    assert_eq!(found.len(), 1, "problems about `{field}` in {ps:#?}");
-    found[0]
-}
-
-fn at(p: &Problem) -> (u32, u32) {
-    let o = p.origin.as_ref().expect("problem has a position");
-    (o.line, o.column)
+    problems_in(text, Path::new("."))
 }
 
 #[test]

@@ -3,10 +3,13 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use common::{TempDir, linkshare, position_of, scenarios_dir, stderr, stdout};
-use linkshare_cli::scenario::{Problem, Problems, Scenario, load_str};
+use common::{
+    TWO_HOPS, TempDir, about, at, linkshare, load_in, position_of, problems_in, scenarios_dir,
+    stderr, stdout,
+};
+use linkshare_cli::scenario::{Problem, Problems, Scenario};
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Rate};
@@ -46,33 +49,13 @@ class = "b"
 source = { type = "cbr", rate = "1mbit", size = "1000b" }
 "#;
 
-/// Nodes a -> b -> c with links both ways; a TCP flow from a to c.
-const TOPOLOGY: &str = r#"[scenario]
-name = "tcp-topo"
-duration = "1s"
-
-[[node]]
-name = "a"
-[[node]]
-name = "b"
-[[node]]
-name = "c"
-
-[[links]]
-name = "ab"
-from = "a"
-to = "b"
-rate = "10mbit"
-class = [{ name = "x" }]
-
-[[links]]
-name = "bc"
-from = "b"
-to = "c"
-rate = "10mbit"
-class = [{ name = "x" }]
-
-[[links]]
+/// The shared two-hop topology (`a` -> `b` -> `c`) with links back (`cb`, `ba`, one class
+/// `x` each) and its flow `f` made TCP, acknowledged over them.
+fn topology() -> String {
+    TWO_HOPS
+        .replace(
+            "[[flow]]",
+            r#"[[links]]
 name = "cb"
 from = "c"
 to = "b"
@@ -86,38 +69,33 @@ to = "a"
 rate = "10mbit"
 class = [{ name = "x" }]
 
-[[flow]]
-name = "t"
-route = [{ link = "ab", class = "x" }, { link = "bc", class = "x" }]
-transport = "tcp"
+[[flow]]"#,
+        )
+        .replace(
+            "source = { type = \"cbr\", rate = \"800kbit\", size = \"1000b\" }",
+            r#"transport = "tcp"
 reverse = [{ link = "cb", class = "x" }, { link = "ba", class = "x" }]
-source = { type = "ftp" }
-"#;
+source = { type = "ftp" }"#,
+        )
+}
+
+/// [`ONE_LINK`] with `t` made UDP (no `transport`, no `tcp`) and given a packet size.
+fn udp_only() -> String {
+    ONE_LINK
+        .replace("transport = \"tcp\"\n", "")
+        .replace("tcp = { variant = \"reno\", window = 20 }\n", "")
+        .replace(
+            "source = { type = \"ftp\", bytes = \"100kb\" }",
+            "source = { type = \"ftp\", bytes = \"100kb\", size = \"1000b\" }",
+        )
+}
 
 fn load(text: &str) -> Result<Scenario, Problems> {
-    load_str(text, "t.toml", &scenarios_dir())
+    load_in(text, &scenarios_dir())
 }
 
 fn problems(text: &str) -> Vec<Problem> {
-    match load(text) {
-        Ok(_) => panic!("expected problems in:\n{text}"),
-        Err(p) => p.0,
-    }
-}
-
-/// The only problem about `field`; fails if there is none or several.
-fn about<'p>(ps: &'p [Problem], field: &str) -> &'p Problem {
-    let found: Vec<&Problem> = ps
-        .iter()
-        .filter(|p| p.field.as_deref() == Some(field))
-        .collect();
-    assert_eq!(found.len(), 1, "problems about `{field}` in {ps:#?}");
-    found[0]
-}
-
-fn at(p: &Problem) -> (u32, u32) {
-    let o = p.origin.as_ref().expect("problem has a position");
-    (o.line, o.column)
+    problems_in(text, &scenarios_dir())
 }
 
 /// Checks the single problem about `field` is at `needle`'s first occurrence in `text`
@@ -205,20 +183,14 @@ fn link_reverse_shapes_the_ack_link() {
 
 #[test]
 fn udp_only_files_keep_one_link() {
-    let text = ONE_LINK
-        .replace("transport = \"tcp\"\n", "")
-        .replace("tcp = { variant = \"reno\", window = 20 }\n", "")
-        .replace(
-            "source = { type = \"ftp\", bytes = \"100kb\" }",
-            "source = { type = \"ftp\", bytes = \"100kb\", size = \"1000b\" }",
-        );
+    let text = udp_only();
     let s = load(&text).unwrap();
     assert_eq!(s.config.links.len(), 1);
 }
 
 #[test]
 fn topology_reverse_routes_are_resolved() {
-    let s = load(TOPOLOGY).unwrap();
+    let s = load(&topology()).unwrap();
     let f = &s.config.flows[0];
     let ids: Vec<u32> = f.reverse.iter().map(|h| h.link.0).collect();
     assert_eq!(ids, [2, 3]);
@@ -261,7 +233,7 @@ fn segments_too_big_for_max_packet() {
 
 #[test]
 fn acks_too_big_for_the_reverse_route() {
-    let text = TOPOLOGY
+    let text = topology()
         .replace("max_packet = \"1500b\"", "max_packet = \"30b\"")
         .replace(
             "transport = \"tcp\"\n",
@@ -278,7 +250,7 @@ fn acks_too_big_for_the_reverse_route() {
 
 #[test]
 fn reverse_route_not_returning_to_the_source() {
-    let text = TOPOLOGY.replace(
+    let text = topology().replace(
         "reverse = [{ link = \"cb\", class = \"x\" }, { link = \"ba\", class = \"x\" }]",
         "reverse = [{ link = \"cb\", class = \"x\" }]",
     );
@@ -293,7 +265,7 @@ fn reverse_route_not_returning_to_the_source() {
 
 #[test]
 fn reverse_route_not_starting_at_the_sink() {
-    let text = TOPOLOGY.replace(
+    let text = topology().replace(
         "reverse = [{ link = \"cb\", class = \"x\" }, { link = \"ba\", class = \"x\" }]",
         "reverse = [{ link = \"ba\", class = \"x\" }]",
     );
@@ -308,7 +280,7 @@ fn reverse_route_not_starting_at_the_sink() {
 
 #[test]
 fn tcp_flow_without_reverse_in_a_topology() {
-    let text = TOPOLOGY.replace(
+    let text = topology().replace(
         "reverse = [{ link = \"cb\", class = \"x\" }, { link = \"ba\", class = \"x\" }]\n",
         "",
     );
@@ -323,7 +295,7 @@ fn tcp_flow_without_reverse_in_a_topology() {
 
 #[test]
 fn udp_flow_with_reverse() {
-    let text = TOPOLOGY.replace("transport = \"tcp\"\n", "");
+    let text = topology().replace("transport = \"tcp\"\n", "");
     expect(
         &text,
         "flow[0].reverse",
@@ -362,17 +334,10 @@ fn reverse_in_the_one_link_form() {
 
 #[test]
 fn link_reverse_without_tcp_flows() {
-    let text = ONE_LINK
-        .replace("transport = \"tcp\"\n", "")
-        .replace("tcp = { variant = \"reno\", window = 20 }\n", "")
-        .replace(
-            "source = { type = \"ftp\", bytes = \"100kb\" }",
-            "source = { type = \"ftp\", bytes = \"100kb\", size = \"1000b\" }",
-        )
-        .replace(
-            "delay = \"5ms\"\n",
-            "delay = \"5ms\"\nreverse = { delay = \"1ms\" }\n",
-        );
+    let text = udp_only().replace(
+        "delay = \"5ms\"\n",
+        "delay = \"5ms\"\nreverse = { delay = \"1ms\" }\n",
+    );
     expect(
         &text,
         "link.reverse",
@@ -561,21 +526,21 @@ fn every_problem_in_one_pass() {
     }
 }
 
-/// Runs `linkshare run` on `text` into `out`.
-fn run(dir: &TempDir, text: &str, out: &str) -> std::path::PathBuf {
-    let file = dir.file("s.toml", text);
+/// Runs `linkshare` in `dir` with `args` and `--out dir/out`, failing unless it succeeds;
+/// returns the output directory and the standard output.
+fn run_into(dir: &TempDir, args: &[&str], out: &str) -> (PathBuf, String) {
     let out = dir.path().join(out);
-    let o = linkshare(
-        &[
-            "run",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+    let mut args = args.to_vec();
+    args.extend(["--out", out.to_str().unwrap()]);
+    let o = linkshare(&args, dir.path());
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
-    out
+    (out, stdout(&o))
+}
+
+/// Runs `linkshare run` on `text` into `out`.
+fn run(dir: &TempDir, text: &str, out: &str) -> PathBuf {
+    let file = dir.file("s.toml", text);
+    run_into(dir, &["run", file.to_str().unwrap()], out).0
 }
 
 fn read(dir: &Path, name: &str) -> String {
@@ -750,20 +715,7 @@ fn jain_of(flows: &str) -> f64 {
 #[test]
 fn repro_tcp_fairness_runs() {
     let dir = TempDir::new("tcp-fairness");
-    let out = dir.path().join("r");
-    let o = linkshare(
-        &[
-            "repro",
-            "tcp-fairness",
-            "--shorten",
-            "4",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
-    let text = stdout(&o);
+    let (out, text) = run_into(&dir, &["repro", "tcp-fairness", "--shorten", "4"], "r");
     assert!(text.contains("Jain"), "{text}");
     assert!(text.contains("no paper figure"), "{text}");
     for s in ["fifo", "drr"] {
@@ -777,21 +729,15 @@ fn repro_tcp_fairness_runs() {
 #[test]
 fn repro_tcp_fairness_drr_is_fair() {
     let dir = TempDir::new("tcp-fairness-drr");
-    let out = dir.path().join("r");
-    let o = linkshare(
-        &[
-            "repro",
-            "tcp-fairness",
-            "--schedulers",
-            "drr",
-            "--shorten",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let args = [
+        "repro",
+        "tcp-fairness",
+        "--schedulers",
+        "drr",
+        "--shorten",
+        "2",
+    ];
+    let (out, _) = run_into(&dir, &args, "r");
     let flows = read(&out.join("drr"), "flows.csv");
     let j = jain_of(&flows);
     assert!(j >= 0.99, "Jain's index {j}\n{flows}");

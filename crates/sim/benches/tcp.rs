@@ -1,54 +1,52 @@
 //! Closed-loop simulator speed: 100 greedy TCP NewReno flows through one 1 Gbit/s
 //! bottleneck for 60 simulated seconds.
 //!
-//! Dumbbell: node `src` to node `dst` over a 1 Gbit/s link with 24 ms propagation delay
-//! and a FIFO buffer of one bandwidth-delay product (6 010 packets of 1 040 B, for the
-//! 50 ms round trip), acknowledgements back over a 1 Gbit/s link with 24 ms delay. One
-//! leaf class per flow on each link (the FIFO ignores them). TCP: NewReno, MSS 1000 B,
-//! 40 B headers, W = 1 MB (never the limit: the fair share of the window is ~125 kB),
-//! every segment acknowledged, RFC 6298 timers with a 200 ms minimum RTO. About 7
-//! million data segments and as many acknowledgements, every one measured.
+//! The TCP tests' dumbbell (`tests/tcp_common`): node `src` to node `dst` over a 1 Gbit/s
+//! link with 24 ms propagation delay and a FIFO buffer of one bandwidth-delay product
+//! (6 010 packets of 1 040 B, for the 50 ms round trip), acknowledgements back over a
+//! 1 Gbit/s link with 24 ms delay. One leaf class per flow on each link (the FIFO ignores
+//! them). TCP: NewReno, MSS 1000 B, 40 B headers, W = 1 MB (never the limit: the fair
+//! share of the window is ~125 kB), every segment acknowledged, RFC 6298 timers with a
+//! 200 ms minimum RTO. About 7 million data segments and as many acknowledgements, every
+//! one measured.
 //!
 //! Run with `cargo bench -p linkshare-sim --bench tcp`. Prints one line per repetition
 //! (wall time, events/s, packet-hops/s, utilisation, retransmissions) and the medians.
 
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Instant as WallClock;
 
-use linkshare_core::buffer::BufferConfig;
-use linkshare_core::hierarchy::{ClassTree, Limit};
+use linkshare_core::buffer::Overflow;
 use linkshare_core::sched::SchedulerKind;
-use linkshare_core::units::{Bytes, Duration, Rate};
+use linkshare_core::units::{Duration, Rate};
 use linkshare_sim::Simulator;
-use linkshare_sim::config::{
-    FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SimConfig,
-    SourceConfig, TcpConfig, TcpVariant, Transport,
-};
+use linkshare_sim::config::{SimConfig, TcpConfig, TcpVariant};
+
+#[path = "../tests/tcp_common/mod.rs"]
+mod tcp_common;
+
+use tcp_common::{Dumbbell, greedy};
 
 const FLOWS: usize = 100;
 const SECONDS: u64 = 60;
 const REPETITIONS: usize = 3;
 const DELAY_MS: u64 = 24;
 
+/// The TCP tests' dumbbell ([`Dumbbell`]) at the sizes of the module docs.
 fn dumbbell() -> SimConfig {
     let rate = Rate::from_gbit(1);
-    let duration = Duration::from_secs(SECONDS);
-    let fwd = Arc::new(ClassTree::flat(rate, FLOWS));
-    let rev = Arc::new(ClassTree::flat(rate, FLOWS));
     // Round trip: 2 × 24 ms propagation + 1040 B and 40 B at 1 Gbit/s, ~48 ms; one BDP of
     // buffer, rounded up to 50 ms worth of 1040-byte packets.
     let bdp_packets = (rate.0 / 8 / 20).div_ceil(1040);
-    let link = |name: &str, from, to, tree: &Arc<ClassTree>, buffer| LinkConfig {
-        name: name.into(),
-        from: NodeId(from),
-        to: NodeId(to),
+    let dumbbell = Dumbbell {
         rate,
+        reverse_rate: rate,
         delay: Duration::from_millis(DELAY_MS),
-        overhead: Bytes::ZERO,
-        classes: Arc::clone(tree),
+        buffer: Some(bdp_packets),
+        overflow: Overflow::TailDrop,
         scheduler: SchedulerKind::Fifo,
-        buffer,
+        secs: SECONDS,
+        seed: 1,
     };
     let tcp = TcpConfig {
         variant: TcpVariant::NewReno,
@@ -56,47 +54,7 @@ fn dumbbell() -> SimConfig {
         min_rto: Duration::from_millis(200),
         ..TcpConfig::default()
     };
-    SimConfig {
-        seed: 1,
-        duration,
-        nodes: vec![
-            NodeConfig { name: "src".into() },
-            NodeConfig { name: "dst".into() },
-        ],
-        links: vec![
-            link(
-                "bottleneck",
-                0,
-                1,
-                &fwd,
-                BufferConfig {
-                    shared: Some(Limit::Packets(bdp_packets)),
-                    ..BufferConfig::default()
-                },
-            ),
-            link("acks", 1, 0, &rev, BufferConfig::default()),
-        ],
-        flows: (0..FLOWS)
-            .map(|i| FlowConfig {
-                name: format!("tcp{i}"),
-                route: vec![Hop {
-                    link: LinkId(0),
-                    class: fwd.leaves()[i],
-                }],
-                reverse: vec![Hop {
-                    link: LinkId(1),
-                    class: rev.leaves()[i],
-                }],
-                source: SourceConfig::Greedy {
-                    size: 1000,
-                    backlog: 2,
-                },
-                transport: Transport::Tcp(tcp.clone()),
-                schedule: Schedule::always(duration),
-            })
-            .collect(),
-        measure: MeasureConfig::default(),
-    }
+    dumbbell.config(vec![(greedy(), tcp); FLOWS])
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {

@@ -55,6 +55,29 @@ fn run(cfg: &SimConfig) -> RunResult {
     r
 }
 
+/// ON intervals `[start, end)`, given in milliseconds.
+fn on_ms(intervals: &[(u64, u64)]) -> Schedule {
+    Schedule {
+        on: intervals
+            .iter()
+            .map(|&(start, end)| (Instant::from_millis(start), Instant::from_millis(end)))
+            .collect(),
+    }
+}
+
+/// Runs `source` alone on a 10 Mbit/s link with 10 ms of propagation delay for `secs`
+/// seconds (seed 1), ON during `on` (`[start, end)` in milliseconds), as [`run`] does.
+fn run_on(source: SourceConfig, secs: u64, on: &[(u64, u64)]) -> RunResult {
+    run(&one_flow(
+        source,
+        10,
+        Duration::from_millis(10),
+        secs,
+        1,
+        Some(on_ms(on)),
+    ))
+}
+
 /// Checks that the bursts of `f` hold every byte it sent and delivered, and that a
 /// burst is completed exactly when all its bytes arrived.
 fn check_bursts_account_for_everything(f: &FlowResult) {
@@ -104,6 +127,27 @@ fn completed_bursts(f: &FlowResult, end: Instant, tail: Duration) -> Vec<BurstRe
         .collect()
 }
 
+/// Checks that every burst of `done` (completed, in order) was sent as it began and
+/// took at least `alone(burst)` ns, exactly that when it found the link idle: the
+/// previous burst's last bit had left (`delay`, the propagation delay, before it
+/// completed) when this one began. Returns how many found the link idle.
+fn check_delays_alone(
+    done: &[BurstRecord],
+    delay: Duration,
+    alone: impl Fn(&BurstRecord) -> u64,
+) -> usize {
+    let mut isolated = 0;
+    for (i, x) in done.iter().enumerate() {
+        assert_eq!(x.first_sent, Some(x.begun));
+        assert!(burst_delay(x) >= alone(x));
+        if i == 0 || x.begun.saturating_add(delay) >= done[i - 1].completed.expect("completed") {
+            assert_eq!(burst_delay(x), alone(x), "{x:?}");
+            isolated += 1;
+        }
+    }
+    isolated
+}
+
 /// Lengths of the packets of flow 0 that crossed link 0, in arrival order.
 fn packet_lens(r: &RunResult) -> Vec<u32> {
     let mut v: Vec<(Instant, u32)> = records(r, 0).iter().map(|x| (x.arrival, x.len)).collect();
@@ -142,20 +186,7 @@ fn ftp_last_packet_is_shorter_and_each_on_interval_restarts_the_transfer() {
         bytes: Some(10_500),
         size: 1000,
     };
-    let on = Schedule {
-        on: vec![
-            (Instant::ZERO, Instant::from_millis(100)),
-            (Instant::from_millis(500), Instant::from_millis(600)),
-        ],
-    };
-    let r = run(&one_flow(
-        src,
-        10,
-        Duration::from_millis(10),
-        1,
-        1,
-        Some(on),
-    ));
+    let r = run_on(src, 1, &[(0, 100), (500, 600)]);
     let f = &r.flows[0];
     assert_eq!((f.sent.packets, f.sent.bytes), (22, 21_000));
     let mut one = vec![1000; 10];
@@ -192,12 +223,7 @@ fn endless_ftp_is_the_greedy_source_with_backlog_two() {
     // backlog and the restart matter.
     let build = |bulk: SourceConfig| {
         let mut f = flow("bulk", 0, bulk);
-        f.schedule = Some(Schedule {
-            on: vec![
-                (Instant::ZERO, Instant::from_millis(700)),
-                (Instant::from_millis(900), Instant::from_secs(2)),
-            ],
-        });
+        f.schedule = Some(on_ms(&[(0, 700), (900, 2000)]));
         let cbr = flow(
             "cbr",
             1,
@@ -241,20 +267,8 @@ fn telnet_packets_are_bursts_with_exponential_gaps() {
     // packet's last bit left, 10 ms before it arrived) its delay is 64 B at 10 Mbit/s
     // (51.2 us) plus 10 ms. A packet behind another waits longer; that happens to a
     // fraction 1 - e^(-51.2 us / 50 ms) = 0.1 % of them.
-    let alone = 51_200 + 10 * MS;
     let done = completed_bursts(f, Instant::from_secs(500), Duration::from_millis(11));
-    let mut isolated = 0;
-    for (i, x) in done.iter().enumerate() {
-        assert_eq!(x.first_sent, Some(x.begun));
-        assert!(burst_delay(x) >= alone);
-        if i == 0
-            || x.begun.saturating_add(Duration::from_millis(10))
-                >= done[i - 1].completed.expect("completed")
-        {
-            assert_eq!(burst_delay(x), alone, "{x:?}");
-            isolated += 1;
-        }
-    }
+    let isolated = check_delays_alone(&done, Duration::from_millis(10), |_| 51_200 + 10 * MS);
     assert!(isolated as f64 > 0.99 * done.len() as f64);
     // Gaps (the first one counted from 0): n ~ 10 000 exponential samples of mean
     // 50 ms, standard error of their mean 50 ms / sqrt(n) = 1 %: allow 4 %.
@@ -378,19 +392,9 @@ fn www_offers_its_load_in_poisson_transfers_of_the_given_lengths() {
     // during the previous one's mean 1.1 ms of serialization with probability ~2 %.
     // (90 189 B take 7.2 ms at 100 Mbit/s: a transfer begun 1 s before the end is done.)
     let done = completed_bursts(f, Instant::from_secs(secs), Duration::from_secs(1));
-    let mut isolated = 0;
-    for (i, x) in done.iter().enumerate() {
-        let alone = serialize_ns(x.bytes, 1000, 100) + 2 * MS;
-        assert_eq!(x.first_sent, Some(x.begun));
-        assert!(burst_delay(x) >= alone);
-        if i == 0
-            || x.begun.saturating_add(Duration::from_millis(2))
-                >= done[i - 1].completed.expect("completed")
-        {
-            assert_eq!(burst_delay(x), alone, "{x:?}");
-            isolated += 1;
-        }
-    }
+    let isolated = check_delays_alone(&done, Duration::from_millis(2), |x| {
+        serialize_ns(x.bytes, 1000, 100) + 2 * MS
+    });
     assert!(isolated as f64 > 0.95 * n, "{isolated}");
 }
 
@@ -435,20 +439,7 @@ fn video_sends_one_burst_per_frame_and_loops_the_trace() {
         interval: Duration::from_millis(40),
         size: 1000,
     };
-    let on = Schedule {
-        on: vec![
-            (Instant::ZERO, Instant::from_secs(1)),
-            (Instant::from_millis(1500), Instant::from_secs(2)),
-        ],
-    };
-    let r = run(&one_flow(
-        src,
-        10,
-        Duration::from_millis(10),
-        3,
-        1,
-        Some(on),
-    ));
+    let r = run_on(src, 3, &[(0, 1000), (1500, 2000)]);
     let f = &r.flows[0];
     let want: Vec<(u64, u64)> = (0..25)
         .map(|k| (40 * k * MS, u64::from(frames[k as usize % 3])))
@@ -513,17 +504,7 @@ fn shipped_trace_replays_one_burst_per_frame() {
     };
     // ON for [0, 19.99 s): frames at k * 33 333 333 ns for k = 0..=599, the whole trace
     // once; the run lasts 21 s so that every frame arrives.
-    let on = Schedule {
-        on: vec![(Instant::ZERO, Instant::from_millis(19_990))],
-    };
-    let r = run(&one_flow(
-        src,
-        10,
-        Duration::from_millis(10),
-        21,
-        1,
-        Some(on),
-    ));
+    let r = run_on(src, 21, &[(0, 19_990)]);
     let b = &r.flows[0].transport.bursts;
     assert_eq!(b.len(), 600);
     for (k, x) in b.iter().enumerate() {
@@ -562,12 +543,7 @@ fn periodic_on_off_bursts_are_recorded_and_restart() {
         period: Duration::from_millis(10),
         size: 125,
     };
-    let on = Schedule {
-        on: vec![
-            (Instant::ZERO, Instant::from_millis(55)),
-            (Instant::from_millis(100), Instant::from_millis(130)),
-        ],
-    };
+    let on = on_ms(&[(0, 55), (100, 130)]);
     let r = run(&one_flow(src, 10, Duration::from_millis(5), 1, 1, Some(on)));
     let b = &r.flows[0].transport.bursts;
     let begun: Vec<u64> = b.iter().map(|x| x.begun.0 / MS).collect();

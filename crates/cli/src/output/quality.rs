@@ -117,20 +117,34 @@ pub fn link_sharing(config: &SimConfig, result: &RunResult) -> Vec<LinkSharing> 
 
 /// The quality of a link only acknowledgements cross: nothing to measure.
 fn reverse_only() -> LinkSharing {
-    LinkSharing {
-        status: "reverse-only",
-        unavailable_reason: Some(
+    unmeasured(
+        "reverse-only",
+        Some(
             "no flow's route crosses this link, only acknowledgements on reverse routes; \
-             the reference allocation covers forward traffic"
-                .to_owned(),
+             the reference allocation covers forward traffic",
         ),
+        Vec::new(),
+    )
+}
+
+/// A link's quality with `status` and the reference `intervals`, none of the measured
+/// metrics filled in; `reason` says why they are missing (`None` when they are still to
+/// be measured).
+fn unmeasured(
+    status: &'static str,
+    reason: Option<&str>,
+    intervals: Vec<IntervalQuality>,
+) -> LinkSharing {
+    LinkSharing {
+        status,
+        unavailable_reason: reason.map(str::to_owned),
         empirical_alpha_bytes: None,
         empirical_alpha_pair: None,
         empirical_alpha_note: None,
         max_gap_s: None,
         max_gap_class: None,
         max_gap_from_s: None,
-        intervals: Vec::new(),
+        intervals,
     }
 }
 
@@ -250,27 +264,18 @@ fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> 
                 .collect(),
         })
         .collect();
-    let mut q = LinkSharing {
-        status: "unavailable",
-        unavailable_reason: None,
-        empirical_alpha_bytes: None,
-        empirical_alpha_pair: None,
-        empirical_alpha_note: None,
-        max_gap_s: None,
-        max_gap_class: None,
-        max_gap_from_s: None,
-        intervals,
-    };
     let Some(records) = records else {
-        q.unavailable_reason = Some(
-            "the run measured more packet delays than max_delay_records, so per-packet \
-             records were replaced by histograms; shorten the run or lower the rates to \
-             measure link-sharing quality"
-                .to_owned(),
+        return unmeasured(
+            "unavailable",
+            Some(
+                "the run measured more packet delays than max_delay_records, so per-packet \
+                 records were replaced by histograms; shorten the run or lower the rates to \
+                 measure link-sharing quality",
+            ),
+            intervals,
         );
-        return q;
     };
-    q.status = "measured";
+    let mut q = unmeasured("measured", None, intervals);
     let txs = transmissions(records, link.rate, link.overhead);
     let (siblings, crowded) = most_children(tree);
     if siblings > MAX_SIBLINGS {

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use linkshare_cli::scenario::{Problem, Problems, Scenario, load_str};
+
 /// The repository's `scenarios/` directory.
 pub fn scenarios_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
@@ -50,6 +52,36 @@ pub fn position_of(text: &str, needle: &str) -> (u32, u32) {
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().unwrap().chars().count() + 1;
     (line as u32, col as u32)
+}
+
+/// Loads `text` as a scenario file named `t.toml` in the directory `base` (where its
+/// relative paths start).
+pub fn load_in(text: &str, base: &Path) -> Result<Scenario, Problems> {
+    load_str(text, "t.toml", base)
+}
+
+/// The problems of loading `text` as [`load_in`] does; fails if it loads.
+pub fn problems_in(text: &str, base: &Path) -> Vec<Problem> {
+    match load_in(text, base) {
+        Ok(_) => panic!("expected problems in:\n{text}"),
+        Err(p) => p.0,
+    }
+}
+
+/// The only problem about `field`; fails if there is none or several.
+pub fn about<'p>(ps: &'p [Problem], field: &str) -> &'p Problem {
+    let found: Vec<&Problem> = ps
+        .iter()
+        .filter(|p| p.field.as_deref() == Some(field))
+        .collect();
+    assert_eq!(found.len(), 1, "problems about `{field}` in {ps:#?}");
+    found[0]
+}
+
+/// The 1-based line and column where `p` points.
+pub fn at(p: &Problem) -> (u32, u32) {
+    let o = p.origin.as_ref().expect("problem has a position");
+    (o.line, o.column)
 }
 
 /// Runs the `linkshare` binary with `args` in `cwd`.

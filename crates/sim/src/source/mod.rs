@@ -66,7 +66,7 @@ use linkshare_core::units::{Bytes, Duration, Rate};
 
 use crate::agent::{Agent, Ctx};
 use crate::config::SourceConfig;
-use crate::rng::Rng;
+use crate::rng::{Rng, nanos};
 
 /// The agent generating `source`'s traffic, drawing from `rng`. The configuration must
 /// have passed [`check`].
@@ -348,6 +348,60 @@ impl Gate {
     /// The token for timers set now.
     fn token(&self) -> u64 {
         self.generation
+    }
+}
+
+/// A gated timer firing after independent exponential gaps: the arrivals of a Poisson
+/// process inside the ON intervals. Each gap is one exponential draw of mean `mean_ns`
+/// from the source's stream, rounded to the nearest nanosecond ([`crate::rng::nanos`]),
+/// made when the timer is armed.
+#[derive(Clone, Copy, Debug)]
+struct ExponentialGaps {
+    /// The mean gap, nanoseconds (positive).
+    mean_ns: f64,
+    gate: Gate,
+}
+
+impl ExponentialGaps {
+    /// Gaps of mean `mean_ns` nanoseconds (positive); closed until [`Self::start`].
+    fn new(mean_ns: f64) -> ExponentialGaps {
+        ExponentialGaps {
+            mean_ns,
+            gate: Gate::default(),
+        }
+    }
+
+    /// An ON interval starts: the first firing comes one gap from now (one draw).
+    fn start(&mut self, ctx: &mut Ctx<'_>, rng: &mut Rng) {
+        self.gate.open();
+        self.arm(ctx, rng);
+    }
+
+    /// The ON interval ends: pending firings become stale.
+    fn stop(&mut self) {
+        self.gate.close();
+    }
+
+    /// Handles the timer with `token`: if it is a firing of the current ON interval,
+    /// calls `arrive` (which may draw from `rng`), then sets the next firing one gap
+    /// from now (one draw, after `arrive`'s). A stale timer does nothing.
+    fn fire(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        token: u64,
+        rng: &mut Rng,
+        arrive: impl FnOnce(&mut Ctx<'_>, &mut Rng),
+    ) {
+        if self.gate.accepts(token) {
+            arrive(ctx, rng);
+            self.arm(ctx, rng);
+        }
+    }
+
+    /// Sets the next firing one gap from now (one draw).
+    fn arm(&self, ctx: &mut Ctx<'_>, rng: &mut Rng) {
+        let gap = nanos(rng.exponential(self.mean_ns));
+        ctx.set_timer(ctx.now().saturating_add(gap), self.gate.token());
     }
 }
 

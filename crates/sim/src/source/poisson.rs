@@ -7,50 +7,40 @@
 
 use linkshare_core::units::Rate;
 
-use super::{Gate, mean_gap_ns};
+use super::{ExponentialGaps, mean_gap_ns};
 use crate::agent::{Agent, Ctx};
-use crate::rng::{Rng, nanos};
+use crate::rng::Rng;
 
 /// A Poisson source. See the [module docs](self).
 #[derive(Debug)]
 pub struct Poisson {
-    mean_gap: f64,
     size: u32,
     rng: Rng,
-    gate: Gate,
+    gaps: ExponentialGaps,
 }
 
 impl Poisson {
     /// Packets of `size` bytes at mean rate `rate` (positive), drawing from `rng`.
     pub fn new(rate: Rate, size: u32, rng: Rng) -> Poisson {
         Poisson {
-            mean_gap: mean_gap_ns(size, rate),
             size,
             rng,
-            gate: Gate::default(),
+            gaps: ExponentialGaps::new(mean_gap_ns(size, rate)),
         }
-    }
-
-    fn arm(&mut self, ctx: &mut Ctx<'_>) {
-        let gap = nanos(self.rng.exponential(self.mean_gap));
-        ctx.set_timer(ctx.now().saturating_add(gap), self.gate.token());
     }
 }
 
 impl Agent for Poisson {
     fn on_start(&mut self, ctx: &mut Ctx<'_>) {
-        self.gate.open();
-        self.arm(ctx);
+        self.gaps.start(ctx, &mut self.rng);
     }
 
     fn on_stop(&mut self, _ctx: &mut Ctx<'_>) {
-        self.gate.close();
+        self.gaps.stop();
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
-        if self.gate.accepts(token) {
-            ctx.emit(self.size);
-            self.arm(ctx);
-        }
+        self.gaps
+            .fire(ctx, token, &mut self.rng, |ctx, _| ctx.emit(self.size));
     }
 }

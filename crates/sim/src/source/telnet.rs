@@ -10,17 +10,16 @@
 
 use linkshare_core::units::Duration;
 
-use super::Gate;
+use super::ExponentialGaps;
 use crate::agent::{Agent, Ctx};
-use crate::rng::{Rng, nanos};
+use crate::rng::Rng;
 
 /// A Telnet source. See the [module docs](self).
 #[derive(Debug)]
 pub struct Telnet {
     size: u32,
-    mean_gap_ns: f64,
     rng: Rng,
-    gate: Gate,
+    gaps: ExponentialGaps,
 }
 
 impl Telnet {
@@ -29,33 +28,25 @@ impl Telnet {
     pub fn new(size: u32, mean_gap: Duration, rng: Rng) -> Telnet {
         Telnet {
             size,
-            mean_gap_ns: mean_gap.0 as f64,
             rng,
-            gate: Gate::default(),
+            gaps: ExponentialGaps::new(mean_gap.0 as f64),
         }
-    }
-
-    fn arm(&mut self, ctx: &mut Ctx<'_>) {
-        let gap = nanos(self.rng.exponential(self.mean_gap_ns));
-        ctx.set_timer(ctx.now().saturating_add(gap), self.gate.token());
     }
 }
 
 impl Agent for Telnet {
     fn on_start(&mut self, ctx: &mut Ctx<'_>) {
-        self.gate.open();
-        self.arm(ctx);
+        self.gaps.start(ctx, &mut self.rng);
     }
 
     fn on_stop(&mut self, _ctx: &mut Ctx<'_>) {
-        self.gate.close();
+        self.gaps.stop();
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
-        if self.gate.accepts(token) {
+        self.gaps.fire(ctx, token, &mut self.rng, |ctx, _| {
             ctx.begin_burst(false);
             ctx.emit(self.size);
-            self.arm(ctx);
-        }
+        });
     }
 }

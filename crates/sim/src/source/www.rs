@@ -76,9 +76,9 @@ use std::sync::Arc;
 
 use linkshare_core::units::Rate;
 
-use super::Gate;
+use super::ExponentialGaps;
 use crate::agent::{Agent, Ctx};
-use crate::rng::{Rng, nanos};
+use crate::rng::Rng;
 
 /// The FSC paper's ten equally likely WWW transfer lengths in bytes, groups 1 to 10 in
 /// increasing order; mean exactly 13 666 B. A **reconstruction**: see the
@@ -90,11 +90,10 @@ pub const FSC_PAPER_GROUPS: [u64; 10] = [
 /// A WWW-like source. See the [module docs](self).
 #[derive(Debug)]
 pub struct Www {
-    mean_gap_ns: f64,
     lengths: Arc<[u64]>,
     size: u32,
     rng: Rng,
-    gate: Gate,
+    gaps: ExponentialGaps,
 }
 
 impl Www {
@@ -105,44 +104,36 @@ impl Www {
         let total: f64 = lengths.iter().map(|&l| l as f64).sum();
         let mean_bits = 8.0 * total / lengths.len() as f64;
         Www {
-            mean_gap_ns: mean_bits * 1e9 / load.0 as f64,
             lengths,
             size,
             rng,
-            gate: Gate::default(),
+            gaps: ExponentialGaps::new(mean_bits * 1e9 / load.0 as f64),
         }
     }
+}
 
-    fn arm(&mut self, ctx: &mut Ctx<'_>) {
-        let gap = nanos(self.rng.exponential(self.mean_gap_ns));
-        ctx.set_timer(ctx.now().saturating_add(gap), self.gate.token());
-    }
-
-    /// One of the lengths, uniformly.
-    fn draw_length(&mut self) -> u64 {
-        let n = self.lengths.len() as u128;
-        let i = (u128::from(self.rng.next_u64()) * n) >> 64;
-        self.lengths[i as usize]
-    }
+/// One of `lengths` (non-empty), uniformly: one draw from `rng`.
+fn draw_length(lengths: &[u64], rng: &mut Rng) -> u64 {
+    let n = lengths.len() as u128;
+    let i = (u128::from(rng.next_u64()) * n) >> 64;
+    lengths[i as usize]
 }
 
 impl Agent for Www {
     fn on_start(&mut self, ctx: &mut Ctx<'_>) {
-        self.gate.open();
-        self.arm(ctx);
+        self.gaps.start(ctx, &mut self.rng);
     }
 
     fn on_stop(&mut self, _ctx: &mut Ctx<'_>) {
-        self.gate.close();
+        self.gaps.stop();
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<'_>, token: u64) {
-        if self.gate.accepts(token) {
-            let len = self.draw_length();
+        self.gaps.fire(ctx, token, &mut self.rng, |ctx, rng| {
+            let len = draw_length(&self.lengths, rng);
             ctx.begin_burst(true);
             super::emit_message(ctx, len, self.size);
-            self.arm(ctx);
-        }
+        });
     }
 }
 
@@ -227,12 +218,12 @@ mod tests {
 
     #[test]
     fn lengths_are_drawn_uniformly() {
-        let lengths: Arc<[u64]> = (1..=7).collect();
-        let mut w = Www::new(Rate::from_mbit(1), lengths, 1000, Rng::stream(5, 5));
+        let lengths: Vec<u64> = (1..=7).collect();
+        let mut rng = Rng::stream(5, 5);
         let n = 700_000;
         let mut counts = [0u64; 7];
         for _ in 0..n {
-            counts[(w.draw_length() - 1) as usize] += 1;
+            counts[(draw_length(&lengths, &mut rng) - 1) as usize] += 1;
         }
         // Each count is binomial(n, 1/7): standard deviation sqrt(n p (1 - p)) ~ 293;
         // allow 5 standard deviations.

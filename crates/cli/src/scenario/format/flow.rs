@@ -636,22 +636,14 @@ fn read_markov2(
 /// The required `size` of a source's packets: positive and at most `u32::MAX` bytes.
 fn packet_size(ctx: &mut Ctx<'_>, t: &Table<'_, '_>) -> Option<Sp<u32>> {
     t.require(ctx, "size", "size = \"1000b\"")?;
-    let b = t.quantity::<Bytes>(ctx, "size", "a size", "\"1000b\"")?;
-    match u32::try_from(b.value.0) {
-        Ok(n) if n > 0 => Some(Sp {
-            value: n,
-            span: b.span,
-        }),
-        _ => {
-            ctx.report(
-                &b.span,
-                &t.field("size"),
-                format!("a packet size of {} is not possible", b.value),
-                "give a positive size up to the class's max_packet, e.g. \"1000b\"",
-            );
-            None
-        }
-    }
+    super::size_u32(
+        ctx,
+        t,
+        "size",
+        "\"1000b\"",
+        "packet size",
+        "give a positive size up to the class's max_packet, e.g. \"1000b\"",
+    )
 }
 
 fn read_intervals(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, on: bool) -> Option<ScheduleDef> {

@@ -594,6 +594,34 @@ fn read_buffer(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<BufferCon
     })
 }
 
+/// `key` of `t` as a size of 1 to `u32::MAX` bytes (`example` shows one); a size out of
+/// that range is reported as "a `what` of `size` is not possible", with `fix`.
+fn size_u32(
+    ctx: &mut Ctx<'_>,
+    t: &Table<'_, '_>,
+    key: &str,
+    example: &str,
+    what: &str,
+    fix: &str,
+) -> Option<Sp<u32>> {
+    let b = t.quantity::<Bytes>(ctx, key, "a size", example)?;
+    match u32::try_from(b.value.0) {
+        Ok(n) if n > 0 => Some(Sp {
+            value: n,
+            span: b.span,
+        }),
+        _ => {
+            ctx.report(
+                &b.span,
+                &t.field(key),
+                format!("a {what} of {} is not possible", b.value),
+                fix,
+            );
+            None
+        }
+    }
+}
+
 /// A limit: a size string (bytes) or an integer (packets).
 fn limit(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Limit>> {
     match v.get_ref() {

@@ -149,22 +149,8 @@ pub(crate) fn read_tcp(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<T
 
 /// `key` as a positive size of at most `u32::MAX` bytes.
 fn bytes_u32(ctx: &mut Ctx<'_>, t: &Table<'_, '_>, key: &str, example: &str) -> Option<Sp<u32>> {
-    let b = t.quantity::<Bytes>(ctx, key, "a size", example)?;
-    match u32::try_from(b.value.0) {
-        Ok(n) if n > 0 => Some(Sp {
-            value: n,
-            span: b.span,
-        }),
-        _ => {
-            ctx.report(
-                &b.span,
-                &t.field(key),
-                format!("a {key} of {} is not possible", b.value),
-                format!("give a positive size below 4 GiB, e.g. {example}"),
-            );
-            None
-        }
-    }
+    let fix = format!("give a positive size below 4 GiB, e.g. {example}");
+    super::size_u32(ctx, t, key, example, key, &fix)
 }
 
 /// `key` as a positive time.
