@@ -163,6 +163,33 @@ impl ServiceCurve {
     pub fn has_sloped_convex_start(&self) -> bool {
         self.m1.0 > 0 && self.m1 < self.m2 && self.d.0 > 0
     }
+
+    /// The curve's [`Shape`], which decides how [`RuntimeCurve::min_with`] and
+    /// [`RuntimeCurve::eligible`] treat it. Schedulers that update a curve on every
+    /// activation compute it once and pass it to [`RuntimeCurve::min_with_shape`].
+    pub fn shape(&self) -> Shape {
+        if self.is_concave() {
+            Shape::Concave
+        } else if self.has_sloped_convex_start() {
+            Shape::SlopedConvex
+        } else {
+            Shape::Line
+        }
+    }
+}
+
+/// How a [`ServiceCurve`] is treated by the min-update (Eq. 7) and the eligible curve
+/// (Eq. 11); see [`RuntimeCurve::min_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// Linear, or convex with a flat first segment (`m1 = 0`): every anchored copy is
+    /// the line of slope `m2` from a point, delayed by a fixed time.
+    Line,
+    /// Concave: `m1 > m2` over `d > 0` ([`ServiceCurve::is_concave`]).
+    Concave,
+    /// Convex with a rising first segment, `0 < m1 < m2`
+    /// ([`ServiceCurve::has_sloped_convex_start`]).
+    SlopedConvex,
 }
 
 /// A two-piece curve anchored at `(x, y)`: from `x` it rises with slope `m1` for `dx` ns
@@ -255,13 +282,28 @@ impl RuntimeCurve {
     // the concave case stays out of line.
     #[inline(always)]
     pub fn min_with(&mut self, sc: &ServiceCurve, x: u64, y: u64) {
-        if sc.is_concave() {
-            self.min_with_concave(sc, x, y);
-        } else if sc.has_sloped_convex_start() {
-            if self.x2y(x) >= y {
-                *self = RuntimeCurve::new(sc, x, y);
+        self.min_with_shape(sc, sc.shape(), x, y);
+    }
+
+    /// [`RuntimeCurve::min_with`] with `shape`, which must be `sc.shape()`, computed
+    /// beforehand.
+    #[inline(always)]
+    pub fn min_with_shape(&mut self, sc: &ServiceCurve, shape: Shape, x: u64, y: u64) {
+        match shape {
+            Shape::Line => {
+                if self.line_above(x, y) {
+                    *self = RuntimeCurve::new(sc, x, y);
+                }
             }
-        } else if self.line_above(x, y) {
+            Shape::Concave => self.min_with_concave(sc, x, y),
+            Shape::SlopedConvex => self.min_with_sloped_convex(sc, x, y),
+        }
+    }
+
+    /// [`RuntimeCurve::min_with`] for a convex `sc` with `0 < m1 < m2` (Fig. 9's rule).
+    #[inline(never)]
+    fn min_with_sloped_convex(&mut self, sc: &ServiceCurve, x: u64, y: u64) {
+        if self.x2y(x) >= y {
             *self = RuntimeCurve::new(sc, x, y);
         }
     }
@@ -326,7 +368,13 @@ impl RuntimeCurve {
     /// deadline curve's anchor.
     #[inline]
     pub fn eligible(&self, sc: &ServiceCurve) -> RuntimeCurve {
-        if sc.is_concave() {
+        self.eligible_for(sc.shape())
+    }
+
+    /// [`RuntimeCurve::eligible`] for a service curve of shape `shape`.
+    #[inline]
+    pub fn eligible_for(&self, shape: Shape) -> RuntimeCurve {
+        if shape == Shape::Concave {
             *self
         } else {
             RuntimeCurve {
@@ -489,6 +537,28 @@ mod tests {
         let mut c = RuntimeCurve::new(&sc, 0, 0);
         c.min_with(&sc, 20 * MS, 5000);
         assert_eq!(c, RuntimeCurve::new(&sc, 0, 0));
+    }
+
+    /// The shapes by hand: `min_with` and `eligible` treat each curve by its shape.
+    #[test]
+    fn shapes() {
+        assert_eq!(concave().shape(), Shape::Concave);
+        assert_eq!(convex().shape(), Shape::Line, "flat first segment");
+        assert_eq!(
+            ServiceCurve::linear(Rate::from_mbit(1)).shape(),
+            Shape::Line
+        );
+        let sloped = ServiceCurve {
+            m1: Rate::from_kbit(500),
+            ..convex()
+        };
+        assert_eq!(sloped.shape(), Shape::SlopedConvex);
+        // A burst slope with no burst length is a line.
+        let no_burst = ServiceCurve {
+            d: Duration::ZERO,
+            ..concave()
+        };
+        assert_eq!(no_burst.shape(), Shape::Line);
     }
 
     #[test]

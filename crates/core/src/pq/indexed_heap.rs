@@ -5,7 +5,10 @@
 //! sit side by side instead of looking keys up by item; `pos` maps each item to its slot.
 //! Sifts move a hole, not pairs: the moving entry is written once, at its final slot.
 //! The heap is [`ARITY`]-ary: fewer levels than a binary heap, and the children of a
-//! node are adjacent (one cache line of entries).
+//! node are adjacent (one cache line of entries). A small heap picks the smallest child
+//! of a node without branches, a large one with them ([`SELECT_BELOW`]); an insertion
+//! into an empty heap (frequent for the small per-parent heaps of hierarchical
+//! schedulers) skips the sift altogether.
 
 /// Children per node.
 const ARITY: usize = 4;
@@ -24,6 +27,47 @@ impl Entry {
     fn before(self, other: Entry) -> bool {
         self.key < other.key || (self.key == other.key && self.item < other.item)
     }
+
+    /// Key and item in one number that orders entries as [`Entry::before`] does, for
+    /// comparisons without a branch.
+    #[inline]
+    fn rank(self) -> u128 {
+        (u128::from(self.key) << 32) | u128::from(self.item)
+    }
+}
+
+/// Heaps of at most this many entries (16 KiB, in the first cache levels) choose the
+/// smallest child of a node with selects: which child is smallest is random, and a
+/// mispredicted branch costs more than the comparisons. Larger heaps choose with
+/// branches, along which the processor speculates down the heap and overlaps the cache
+/// misses of successive levels (selects would make each level's loads wait for the
+/// previous level's comparisons).
+const SELECT_BELOW: usize = 1024;
+
+/// Position and value of the smallest of `kids` (not empty), chosen with selects.
+#[inline]
+fn least_by_selects(kids: &[Entry]) -> (usize, Entry) {
+    let (mut child, mut least) = (0, kids[0]);
+    for (i, &k) in kids.iter().enumerate().skip(1) {
+        // The borrow of a subtraction: a subtract-with-borrow pair, where `<` on `u128`
+        // may compile to two branches.
+        let smaller = k.rank().overflowing_sub(least.rank()).1;
+        child = if smaller { i } else { child };
+        least = if smaller { k } else { least };
+    }
+    (child, least)
+}
+
+/// Position and value of the smallest of `kids` (not empty), chosen with branches.
+#[inline]
+fn least_by_branches(kids: &[Entry]) -> (usize, Entry) {
+    let (mut child, mut least) = (0, kids[0]);
+    for (i, &k) in kids.iter().enumerate().skip(1) {
+        if k.before(least) {
+            (child, least) = (i, k);
+        }
+    }
+    (child, least)
 }
 
 /// Min-heap of small integer items keyed by `u64`; ties go to the smaller item, so the
@@ -83,6 +127,12 @@ impl IndexedHeap {
         self.heap.first().map(|e| (e.item, e.key))
     }
 
+    /// The keys present, in no particular order.
+    #[inline]
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.heap.iter().map(|e| e.key)
+    }
+
     /// Inserts `item` with `key`, or changes its key if present.
     #[inline]
     pub fn set(&mut self, item: u32, key: u64) {
@@ -91,7 +141,11 @@ impl IndexedHeap {
         if p == ABSENT {
             let at = self.heap.len();
             self.heap.push(e);
-            self.sift_up(at, e);
+            if at == 0 {
+                self.pos[item as usize] = 0;
+            } else {
+                self.sift_up(at, e);
+            }
             return;
         }
         let p = p as usize;
@@ -159,12 +213,11 @@ impl IndexedHeap {
                 break;
             }
             let kids = &self.heap[first..len.min(first + ARITY)];
-            let (mut child, mut least) = (0, kids[0]);
-            for (i, &k) in kids.iter().enumerate().skip(1) {
-                if k.before(least) {
-                    (child, least) = (i, k);
-                }
-            }
+            let (child, least) = if len <= SELECT_BELOW {
+                least_by_selects(kids)
+            } else {
+                least_by_branches(kids)
+            };
             self.ops += 1;
             if !least.before(e) {
                 break;
@@ -217,9 +270,29 @@ mod tests {
         ]
     }
 
+    /// Operations with keys at the ends of the `u64` range, where packing a key with its
+    /// item into one number ([`Entry::rank`]) must keep the order: 0, the largest keys,
+    /// the top bit alone, and any key; many ties among them.
+    fn op_wide(items: u32) -> impl Strategy<Value = Op> {
+        let key = prop_oneof![
+            Just(0),
+            Just(u64::MAX),
+            Just(u64::MAX - 1),
+            Just(1 << 63),
+            Just((1 << 63) - 1),
+            any::<u64>(),
+        ];
+        prop_oneof![
+            4 => (0..items, key).prop_map(|(i, k)| Op::Set(i, k)),
+            1 => (0..items).prop_map(Op::Remove),
+            2 => Just(Op::Pop),
+        ]
+    }
+
     /// Runs `ops` on a heap and on a sorted vector of `(key, item)` (the specification:
     /// the minimum is the smallest key, ties to the smaller item) and compares every
-    /// answer and, after every operation, the minimum, every item's key and the length.
+    /// answer and, after every operation, the minimum, every item's key, the keys
+    /// present and the length.
     fn against_sorted_vector(items: u32, ops: Vec<Op>) -> Result<(), TestCaseError> {
         let mut h = IndexedHeap::new(items as usize);
         let mut model: Vec<(u64, u32)> = Vec::new();
@@ -250,6 +323,9 @@ mod tests {
                 prop_assert_eq!(h.key_of(item), want);
                 prop_assert_eq!(h.contains(item), want.is_some());
             }
+            let mut keys: Vec<u64> = h.keys().collect();
+            keys.sort_unstable();
+            prop_assert_eq!(keys, model.iter().map(|&(k, _)| k).collect::<Vec<_>>());
             check_layout(&h)?;
         }
         Ok(())
@@ -269,6 +345,69 @@ mod tests {
         fn matches_sorted_vector_deep(ops in proptest::collection::vec(op(200, 1_000), 0..1_000)) {
             against_sorted_vector(200, ops)?;
         }
+
+        /// Keys at the ends of the range.
+        #[test]
+        fn matches_sorted_vector_wide_keys(ops in proptest::collection::vec(op_wide(40), 0..400)) {
+            against_sorted_vector(40, ops)?;
+        }
+    }
+
+    /// A heap above [`SELECT_BELOW`] entries, which chooses children with branches,
+    /// against an ordered set of `(key, item)`: a pseudo-random mix of inserts, key
+    /// changes both ways, removals and pops, with the minimum compared after every
+    /// operation and the layout checked at the end.
+    #[test]
+    fn large_heap_matches_an_ordered_set() {
+        use std::collections::BTreeSet;
+        let items = 3 * SELECT_BELOW as u32;
+        let mut h = IndexedHeap::new(items as usize);
+        let mut model: BTreeSet<(u64, u32)> = BTreeSet::new();
+        let mut keys = vec![None; items as usize];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for step in 0..40_000u32 {
+            let r = next();
+            let item = (r % u64::from(items)) as u32;
+            // Mostly inserts and key changes at first, so that the heap grows past the
+            // threshold; then as many removals as insertions.
+            let grow = step < 6_000;
+            match (r >> 32) % 8 {
+                0..=4 => {
+                    let key = (r >> 40) % 5_000;
+                    if let Some(old) = keys[item as usize].replace(key) {
+                        model.remove(&(old, item));
+                    }
+                    model.insert((key, item));
+                    h.set(item, key);
+                }
+                5 | 6 if !grow => {
+                    if let Some(old) = keys[item as usize].take() {
+                        model.remove(&(old, item));
+                    }
+                    h.remove(item);
+                }
+                7 if !grow => {
+                    let want = model.pop_first();
+                    if let Some((_, i)) = want {
+                        keys[i as usize] = None;
+                    }
+                    assert_eq!(h.pop().map(|(i, k)| (k, i)), want);
+                }
+                _ => {}
+            }
+            assert_eq!(h.peek().map(|(i, k)| (k, i)), model.first().copied());
+            assert_eq!(h.len(), model.len());
+            if step == 6_000 {
+                assert!(h.len() > SELECT_BELOW, "the heap grew past the threshold");
+            }
+        }
+        check_layout(&h).expect("heap layout");
     }
 
     /// Sift steps are counted: inserting in decreasing key order moves every new item

@@ -14,13 +14,21 @@
 //!   by virtual time `v`: the link-sharing candidates, smallest `v` first;
 //! * `waiting`: the other active children, keyed by fit time: held back by an upper
 //!   limit, in their own `ul` curve or all the way down;
-//! * `latest`: the active children keyed by `!v`, for `v_max`. It is brought up to date
-//!   only when `v_max` is read, that is when a child of an active parent becomes active:
-//!   a service or an activation only marks the child stale (a flag and a list of stale
-//!   slots per parent), and the read re-keys the stale children still active, each once
-//!   however often it was served in between. A child that leaves is removed at once.
-//!   The read takes a fitting child's virtual time from its key in `fit` (equal by
-//!   invariant), so it touches the parent's compact sets, not the children's records.
+//! * `latest`: the active children keyed by `!v`, for `v_max`, consulted only when the
+//!   cached `v_max` is lost (below).
+//!
+//! `v_max` is needed when a child of an active parent becomes active (for `vs_p`, below).
+//! Each set caches it: virtual times only grow while a class is active, so a service or
+//! an activation keeps the cache exact by a `max`, and only the departure of the child
+//! holding the maximum loses it (unless one child is left, whose key in `fit` is then
+//! the maximum). A lost `v_max` is recomputed when it is next read: by a scan of the
+//! keys of `fit` when it holds all the active children and they are at most [`SCAN`],
+//! else from `latest`. `latest` is kept up to date lazily: a service, activation or
+//! departure of a child only puts it on the set's stale list (once; an array of links
+//! by position), and the read re-keys the children on the list, each once however often
+//! it changed in between, taking a fitting child's virtual time from its key in `fit`
+//! (equal by invariant), so it touches the parent's compact sets, not the children's
+//! records; a child that left is removed from `latest` then.
 //!
 //! The fit time of a class is `f = max(U^{-1}(w), cf)` with `U` its upper-limit curve
 //! (`0` without one) and `cf` the earliest fit time among its active children: `0` if one
@@ -62,7 +70,7 @@
 //! Amounts are bytes; virtual times and fit times are integer nanoseconds (virtual and
 //! real time respectively).
 
-use crate::curve::{RuntimeCurve, ServiceCurve};
+use crate::curve::{RuntimeCurve, ServiceCurve, Shape};
 use crate::hierarchy::ClassTree;
 use crate::pq::IndexedHeap;
 use crate::sched::PollAt;
@@ -76,6 +84,16 @@ const ROOT: usize = 0;
 /// `Node::kids` of a leaf.
 const NO_KIDS: u32 = u32::MAX;
 
+/// The end of a stale list.
+const NONE: u32 = u32::MAX;
+
+/// Up to this many active children, all fitting, an unknown `v_max` is found by a scan
+/// of their keys in `fit` (one or two cache lines) rather than from `latest`.
+const SCAN: usize = 16;
+
+/// [`Children::next_stale`] of a child that is not on the stale list.
+const OFF: u32 = u32::MAX - 1;
+
 /// Link-sharing state of one class that the packet path reads and writes (the upper
 /// limit apart). Aligned to a cache line so that a class, read on every packet of a
 /// random class, spans two lines rather than three.
@@ -88,8 +106,8 @@ struct Node {
     vt: u64,
     /// `w_i`: bytes served to the class by either criterion.
     total: u64,
-    /// The `ls` curve; `None` for classes that take no part in link-sharing.
-    ls: Option<ServiceCurve>,
+    /// The `ls` curve (a zero curve for classes without one).
+    ls: ServiceCurve,
     /// Own fit time `U_i^{-1}(w_i)` (ns), 0 without `ul`.
     myf: u64,
     /// Parent's index (meaningless for the root).
@@ -106,6 +124,8 @@ struct Node {
     limited: bool,
     /// Whether the virtual and upper-limit curves have been anchored once.
     anchored: bool,
+    /// The `ls` curve's shape; `None` for classes that take no part in link-sharing.
+    ls_shape: Option<Shape>,
 }
 
 const _: () = assert!(size_of::<Node>() == 128, "a Node spans two cache lines");
@@ -119,33 +139,218 @@ struct UpperLimit {
     limit_curve: RuntimeCurve,
 }
 
+/// How selection maps the position of the chosen child of a set to the next step: the
+/// children's own sets, or the chosen leaf. When the positions map to consecutive
+/// numbers (as when siblings are declared together) that is an addition, not a load
+/// that waits for the heap's answer.
+#[derive(Clone, Copy, Debug)]
+enum Descend {
+    /// Every child has children, and the child at position `s` has set `first + s`.
+    Sets(u32),
+    /// Every child is a leaf, and the child at position `s` is class `first + s`.
+    Leaves(u32),
+    /// Otherwise: look the position up in `sets` (and `ids` for a leaf).
+    Lookup,
+}
+
 /// The active children of one class. See the [module docs](self).
+///
+/// Laid out by use: the first cache line holds what every operation reads (`fit` and
+/// the counts), the second what activations, services and selection read besides; the
+/// upper-limit and `v_max` heaps, needed rarely, come after.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 struct Children {
-    /// Class index of each child, by position.
-    ids: Vec<u32>,
     /// Fitting active children by virtual time.
     fit: IndexedHeap,
-    /// Active children held back by an upper limit, by fit time.
-    waiting: IndexedHeap,
-    /// Active children by `!v` (largest virtual time first), brought up to date only
-    /// when `v_max` is read: see [`LinkSharing::sync_latest`].
-    latest: IndexedHeap,
-    /// Slots of the children whose key in `latest` may lag (each at most once).
-    stale: Vec<u32>,
-    /// By slot: whether the child is on the `stale` list.
-    marked: Vec<bool>,
+    /// Number of active children (in `fit` or in `waiting`).
+    active: u32,
+    /// Slot of the first child whose key in `latest` may lag (it changed its virtual
+    /// time, became active or left since it was last re-keyed), [`NONE`] if none; the
+    /// list goes on through `next_stale`, each child at most once.
+    stale: u32,
     /// Largest virtual time of a child chosen by link-sharing in this active period.
     cvtmin: u64,
     /// Largest virtual time a child had when it left the active set.
     cvtoff: u64,
+    /// `v_max`, the largest virtual time of an active child (0 when none is active),
+    /// while `vmax_known`.
+    vmax: u64,
+    /// Whether `vmax` holds `v_max` (see the [module docs](self) for how it is kept and
+    /// found again).
+    vmax_known: bool,
+    /// How selection finds, from a child's position, where to descend.
+    descend: Descend,
+    /// By position: the index of the child's own children set, [`NO_KIDS`] for a leaf
+    /// (what selection reads to descend, without loading the child's record).
+    sets: Box<[u32]>,
+    /// By slot: the next slot on the stale list ([`NONE`] at its end), or [`OFF`] for
+    /// a child that is not on it.
+    next_stale: Box<[u32]>,
+    /// Class index of each child, by position.
+    ids: Box<[u32]>,
+    /// Active children held back by an upper limit, by fit time.
+    waiting: IndexedHeap,
+    /// Active children by `!v` (largest virtual time first), brought up to date only
+    /// when `v_max` is read and `vmax` does not hold it: see [`Children::sync_latest`].
+    latest: IndexedHeap,
+}
+
+impl Descend {
+    /// How to descend from a set whose children have the sets `sets` ([`NO_KIDS`] for
+    /// a leaf) and the class indices `ids`, by position.
+    fn of(sets: &[u32], ids: &[u32]) -> Descend {
+        let consecutive = |v: &[u32]| v.windows(2).all(|w| w[1] == w[0].wrapping_add(1));
+        match (sets.first(), ids.first()) {
+            (Some(&first), _) if !sets.contains(&NO_KIDS) && consecutive(sets) => {
+                Descend::Sets(first)
+            }
+            (_, Some(&first)) if sets.iter().all(|&s| s == NO_KIDS) && consecutive(ids) => {
+                Descend::Leaves(first)
+            }
+            _ => Descend::Lookup,
+        }
+    }
+}
+
+impl Node {
+    /// Anchors the virtual curve at `(vs, w)` (Eq. 12; min-update after the first
+    /// time), sets the virtual time from it and marks the class active. Its parent's
+    /// count of active children is the caller's to update.
+    #[inline]
+    fn anchor_virtual(&mut self, vs: u64) {
+        let shape = self
+            .ls_shape
+            .expect("anchor: only classes with an ls curve become active");
+        if self.anchored {
+            self.virtual_curve
+                .min_with_shape(&self.ls, shape, vs, self.total);
+        } else {
+            self.virtual_curve = RuntimeCurve::new(&self.ls, vs, self.total);
+        }
+        self.vt = self.virtual_curve.y2x(self.total);
+        self.anchored = true;
+        self.active = true;
+    }
 }
 
 impl Children {
+    /// Starts a new active period of the parent, whose first active child anchors at
+    /// `cvtoff` (see the [module docs](self)); returns that `vs_p`.
+    #[inline]
+    fn new_period(&mut self) -> u64 {
+        self.cvtmin = self.cvtoff;
+        self.cvtoff
+    }
+
+    /// `vs_p` for a child becoming active while the parent has active children, whose
+    /// `waiting` children are up to date (promoted); `vt_of` gives the virtual time of a
+    /// child by class index (needed only for children in `waiting`). See the
+    /// [module docs](self).
+    #[inline]
+    fn system_virtual_time(&mut self, vt_of: impl Fn(u32) -> u64) -> u64 {
+        if !self.vmax_known {
+            if self.active as usize <= SCAN && self.waiting.is_empty() {
+                // Few children, all in `fit`, whose keys are their virtual times.
+                self.vmax = self.fit.keys().fold(0, u64::max);
+                self.vmax_known = true;
+            } else {
+                self.sync_latest(vt_of);
+            }
+        }
+        let lo = self
+            .fit
+            .peek()
+            .map_or(self.cvtmin, |(_, v)| v.max(self.cvtmin));
+        let hi = self.vmax.max(lo);
+        lo + (hi - lo) / 2
+    }
+
+    /// Brings `latest` up to date and reads `v_max` from it, when `vmax` does not hold
+    /// it: every child on the stale list gets its virtual time as its key if it is
+    /// active, and leaves `latest` if not (`vt_of` gives the virtual time of a child in
+    /// `waiting` by class index). A service, an activation or a departure of a child
+    /// only puts it on the list, so a child served many times between two reads is
+    /// re-keyed once. Every such event puts at most one child per level on a list, so
+    /// this costs O(log k) amortised per packet and level.
+    #[inline(never)]
+    fn sync_latest(&mut self, vt_of: impl Fn(u32) -> u64) {
+        let mut slot = core::mem::replace(&mut self.stale, NONE);
+        while slot != NONE {
+            let next = core::mem::replace(&mut self.next_stale[slot as usize], OFF);
+            // An active child is in `fit`, whose key is its virtual time, or in `waiting`.
+            let vt = match self.fit.key_of(slot) {
+                Some(vt) => Some(vt),
+                None if !self.waiting.is_empty() && self.waiting.contains(slot) => {
+                    Some(vt_of(self.ids[slot as usize]))
+                }
+                None => None,
+            };
+            match vt {
+                Some(vt) => self.latest.set(slot, !vt),
+                None => {
+                    self.latest.remove(slot);
+                }
+            }
+            slot = next;
+        }
+        self.vmax = self.latest.peek().map_or(0, |(_, key)| !key);
+        self.vmax_known = true;
+    }
+
+    /// Puts the active child at `slot`, whose virtual time is now `vt` (new, or grown
+    /// since it was last placed), in `fit` with that key, takes `vt` into `v_max`, and
+    /// marks its key in `latest` stale.
+    #[inline]
+    fn place_fitting(&mut self, slot: u32, vt: u64) {
+        self.mark_stale(slot);
+        self.vmax = self.vmax.max(vt);
+        self.fit.set(slot, vt);
+    }
+
+    /// Removes the child at `slot`, whose virtual time is `vt`, from the active set
+    /// (from `fit`, and from `waiting` if `limits`), recording `cvtoff` and keeping
+    /// `v_max` exact or marking it lost; returns whether no child is left active.
+    #[inline]
+    fn remove(&mut self, slot: u32, vt: u64, limits: bool) -> bool {
+        self.active -= 1;
+        self.mark_stale(slot);
+        self.fit.remove(slot);
+        if limits {
+            self.waiting.remove(slot);
+        }
+        self.cvtoff = self.cvtoff.max(vt);
+        if self.any_active() {
+            // If the child may have had the largest virtual time, `v_max` is lost, unless
+            // one child is left and it fits: its key in `fit` is its virtual time, the
+            // new `v_max`. A lost `v_max` is found again when it is next read. (Selects,
+            // not branches: both conditions are as good as random.)
+            let lost = !self.vmax_known || vt >= self.vmax;
+            let single = self.active == 1 && self.fit.len() == 1;
+            let top = self.fit.peek().map_or(0, |(_, v)| v);
+            self.vmax = if lost && single { top } else { self.vmax };
+            self.vmax_known = if lost { single } else { self.vmax_known };
+            return false;
+        }
+        self.vmax = 0;
+        self.vmax_known = true;
+        true
+    }
+
     /// Whether some child is active (every active child is in `fit` or in `waiting`).
     #[inline]
     fn any_active(&self) -> bool {
-        !self.fit.is_empty() || !self.waiting.is_empty()
+        self.active > 0
+    }
+
+    /// Puts the child at `slot` on the stale list, once. Written with selects, not a
+    /// branch: whether the child is already on the list is as good as random.
+    #[inline]
+    fn mark_stale(&mut self, slot: u32) {
+        let next = &mut self.next_stale[slot as usize];
+        let off = *next == OFF;
+        *next = if off { self.stale } else { *next };
+        self.stale = if off { slot } else { self.stale };
     }
 }
 
@@ -172,7 +377,8 @@ impl LinkSharing {
                 vt: 0,
                 total: 0,
                 myf: 0,
-                ls: c.ls,
+                ls: c.ls.unwrap_or(zero),
+                ls_shape: c.ls.map(|ls| ls.shape()),
                 parent: 0,
                 slot: 0,
                 up: 0,
@@ -204,14 +410,23 @@ impl LinkSharing {
             let n = c.children.len();
             kids.push(Children {
                 ids: c.children.iter().map(|k| k.0).collect(),
+                descend: Descend::Lookup,
+                sets: Box::default(),
                 fit: IndexedHeap::new(n),
                 waiting: IndexedHeap::new(n),
                 latest: IndexedHeap::new(n),
-                stale: Vec::with_capacity(n),
-                marked: vec![false; n],
+                active: 0,
+                stale: NONE,
+                next_stale: vec![OFF; n].into(),
+                vmax: 0,
+                vmax_known: true,
                 cvtmin: 0,
                 cvtoff: 0,
             });
+        }
+        for set in &mut kids {
+            set.sets = set.ids.iter().map(|&c| nodes[c as usize].kids).collect();
+            set.descend = Descend::of(&set.sets, &set.ids);
         }
         let limits = nodes.iter().any(|n| n.limited);
         LinkSharing {
@@ -228,17 +443,10 @@ impl LinkSharing {
         &self.kids[self.nodes[p].kids as usize]
     }
 
-    /// The children sets of class `p` (the root or an interior class), mutably.
-    #[inline]
-    fn kids_of_mut(&mut self, p: usize) -> &mut Children {
-        let k = self.nodes[p].kids as usize;
-        &mut self.kids[k]
-    }
-
     /// Whether class `c` takes part in link-sharing (has an `ls` curve).
     #[inline]
     pub(super) fn has(&self, c: usize) -> bool {
-        self.nodes[c].ls.is_some()
+        self.nodes[c].ls_shape.is_some()
     }
 
     /// Loads a word of each cache line of class `c`'s record, so that a later access
@@ -266,6 +474,10 @@ impl LinkSharing {
     /// ancestor that was passive become active (Fig. 7 `update_v` on activation,
     /// Eq. 12), and the fit times above them are brought up to date.
     pub(super) fn activate(&mut self, leaf: usize, now: u64) {
+        if !self.limits {
+            self.activate_unlimited(leaf);
+            return;
+        }
         let mut k = leaf;
         loop {
             let Node { parent, up, .. } = self.nodes[k];
@@ -287,47 +499,65 @@ impl LinkSharing {
     /// [module docs](self).
     fn system_virtual_time(&mut self, at: usize, now: u64) -> u64 {
         if !self.kids[at].any_active() {
-            let kids = &mut self.kids[at];
-            kids.cvtmin = kids.cvtoff;
-            return kids.cvtoff;
+            return self.kids[at].new_period();
         }
         self.promote_at(at, now);
-        self.sync_latest(at);
-        let kids = &self.kids[at];
-        let lo = kids
-            .fit
-            .peek()
-            .map_or(kids.cvtmin, |(_, v)| v.max(kids.cvtmin));
-        let hi = kids.latest.peek().map_or(lo, |(_, key)| (!key).max(lo));
-        lo + (hi - lo) / 2
+        let LinkSharing { nodes, kids, .. } = self;
+        kids[at].system_virtual_time(|c| nodes[c as usize].vt)
+    }
+
+    /// [`LinkSharing::activate`] in a tree without upper limits (every fit time is 0):
+    /// the same steps, with each class's record and its parent's set looked up once per
+    /// level.
+    fn activate_unlimited(&mut self, leaf: usize) {
+        let LinkSharing { nodes, kids, .. } = self;
+        let mut k = leaf;
+        loop {
+            let n = &nodes[k];
+            let (parent, slot) = (n.parent as usize, n.slot);
+            let set = &mut kids[n.up as usize];
+            let parent_was_active = set.any_active();
+            let vs = if parent_was_active {
+                set.system_virtual_time(|c| nodes[c as usize].vt)
+            } else {
+                set.new_period()
+            };
+            let n = &mut nodes[k];
+            n.anchor_virtual(vs);
+            set.active += 1;
+            set.place_fitting(slot, n.vt);
+            if parent == ROOT || parent_was_active {
+                return;
+            }
+            k = parent;
+        }
     }
 
     /// Anchors the virtual curve of `k` at `(vs, w_k)` and its upper-limit curve at
     /// `(now, w_k)` (min-update after the first time), and marks it active.
     fn anchor(&mut self, k: usize, vs: u64, now: u64) {
         let n = &mut self.nodes[k];
-        let ls =
-            n.ls.expect("anchor: only classes with an ls curve become active");
         let anchored = n.anchored;
-        if anchored {
-            n.virtual_curve.min_with(&ls, vs, n.total);
-        } else {
-            n.virtual_curve = RuntimeCurve::new(&ls, vs, n.total);
-        }
-        n.vt = n.virtual_curve.y2x(n.total);
-        n.anchored = true;
-        n.active = true;
+        n.anchor_virtual(vs);
+        self.kids[n.up as usize].active += 1;
         if n.limited {
-            let total = n.total;
-            let upper = &mut self.upper[k];
-            let ul = upper.ul.expect("limited classes have a ul curve");
-            if anchored {
-                upper.limit_curve.min_with(&ul, now, total);
-            } else {
-                upper.limit_curve = RuntimeCurve::new(&ul, now, total);
-            }
-            self.nodes[k].myf = upper.limit_curve.y2x(total);
+            self.anchor_limit(k, anchored, now);
         }
+    }
+
+    /// The upper-limit part of [`LinkSharing::anchor`]: anchors the upper-limit curve of
+    /// `k` at `(now, w_k)` (min-update if `anchored` before) and sets its own fit time.
+    #[cold]
+    fn anchor_limit(&mut self, k: usize, anchored: bool, now: u64) {
+        let total = self.nodes[k].total;
+        let upper = &mut self.upper[k];
+        let ul = upper.ul.expect("limited classes have a ul curve");
+        if anchored {
+            upper.limit_curve.min_with(&ul, now, total);
+        } else {
+            upper.limit_curve = RuntimeCurve::new(&ul, now, total);
+        }
+        self.nodes[k].myf = upper.limit_curve.y2x(total);
     }
 
     /// The fit time of active class `k`: `max(own fit time, earliest child fit time)`.
@@ -346,20 +576,19 @@ impl LinkSharing {
     }
 
     /// Puts active class `k` where it belongs in its parent's sets, given its current
-    /// virtual time and fit time and the instant `now`; its key in `latest` is marked
-    /// stale, for [`LinkSharing::sync_latest`].
+    /// virtual time (new, or grown since it was last placed) and fit time and the
+    /// instant `now`; `v_max` takes the new virtual time into account, and the key in
+    /// `latest` is marked stale, for [`Children::sync_latest`].
     #[inline]
     fn place(&mut self, k: usize, now: u64) {
         let Node { up, slot, vt, .. } = self.nodes[k];
         let kids = &mut self.kids[up as usize];
-        if !kids.marked[slot as usize] {
-            kids.marked[slot as usize] = true;
-            kids.stale.push(slot);
-        }
         if self.limits {
+            kids.mark_stale(slot);
+            kids.vmax = kids.vmax.max(vt);
             self.place_limited(k, now);
         } else {
-            kids.fit.set(slot, vt);
+            kids.place_fitting(slot, vt);
         }
     }
 
@@ -374,46 +603,6 @@ impl LinkSharing {
         } else {
             kids.fit.remove(slot);
             kids.waiting.set(slot, f);
-        }
-    }
-
-    /// Brings `latest` of the children set `kids[at]` up to date before `v_max` is read:
-    /// every child on its `stale` list that is still active gets its virtual time as its
-    /// key. Each service or activation of a child only marks it stale, so a child served
-    /// many times between two reads is re-keyed once, and one that leaves first never
-    /// (leaving removes it from `latest` at once). Every service marks at most one child
-    /// per level, so this costs O(log k) amortised per packet and level.
-    fn sync_latest(&mut self, at: usize) {
-        let LinkSharing { nodes, kids, .. } = self;
-        let Children {
-            ids,
-            fit,
-            waiting,
-            latest,
-            stale,
-            marked,
-            ..
-        } = &mut kids[at];
-        for slot in stale.drain(..) {
-            marked[slot as usize] = false;
-            let vt = match fit.key_of(slot) {
-                Some(vt) => vt,
-                None if !waiting.is_empty() && waiting.contains(slot) => {
-                    nodes[ids[slot as usize] as usize].vt
-                }
-                None => continue,
-            };
-            latest.set(slot, !vt);
-        }
-    }
-
-    /// Re-places every active class from `k` up to the root's children.
-    fn refresh_from(&mut self, mut k: usize, now: u64) {
-        while k != ROOT {
-            if self.nodes[k].active {
-                self.place(k, now);
-            }
-            k = self.nodes[k].parent as usize;
         }
     }
 
@@ -458,13 +647,8 @@ impl LinkSharing {
         }
     }
 
-    /// Moves the children of `p` whose fit time has come from `waiting` to `fit`.
-    #[inline]
-    fn promote(&mut self, p: usize, now: u64) {
-        self.promote_at(self.nodes[p].kids as usize, now);
-    }
-
-    /// [`LinkSharing::promote`] for the children set `kids[at]`.
+    /// Moves the children in the children set `kids[at]` whose fit time has come from
+    /// `waiting` to `fit`.
     #[inline]
     fn promote_at(&mut self, at: usize, now: u64) {
         if self.limits {
@@ -484,57 +668,86 @@ impl LinkSharing {
         }
     }
 
+    /// Removes active class `k` from its parent's sets (recording `cvtoff`); returns
+    /// whether that left the parent, a class other than the root, without an active
+    /// child (so that it leaves too).
+    #[inline]
+    fn leave_one(&mut self, k: usize) -> bool {
+        let n = &mut self.nodes[k];
+        n.active = false;
+        let emptied = self.kids[n.up as usize].remove(n.slot, n.vt, self.limits);
+        emptied && n.parent as usize != ROOT
+    }
+
     /// Removes active class `k` and every ancestor left without an active child from
-    /// their parents' sets (recording `cvtoff`); returns the lowest ancestor still active
-    /// (or the root).
+    /// their parents' sets; returns the lowest ancestor still active (or the root).
     fn leave(&mut self, mut k: usize) -> usize {
-        loop {
-            let Node {
-                parent,
-                up,
-                slot,
-                vt,
-                ..
-            } = self.nodes[k];
-            self.nodes[k].active = false;
-            let p = parent as usize;
-            let kids = &mut self.kids[up as usize];
-            kids.fit.remove(slot);
-            if self.limits {
-                kids.waiting.remove(slot);
-            }
-            kids.latest.remove(slot);
-            kids.cvtoff = kids.cvtoff.max(vt);
-            if p == ROOT || kids.any_active() {
-                return p;
-            }
-            k = p;
+        while self.leave_one(k) {
+            k = self.nodes[k].parent as usize;
         }
+        self.nodes[k].parent as usize
     }
 
     /// Leaf `leaf` was served `len` bytes at `now` (by either criterion); `emptied` says
     /// whether it has no packet left. `w` grows for the leaf and every ancestor, active
-    /// classes get their new virtual and fit times (Fig. 7), an emptied leaf leaves the
-    /// active sets with the ancestors it leaves without an active child.
+    /// classes get their new virtual and fit times (Fig. 7) and are re-placed in their
+    /// parents' sets, an emptied leaf leaves the active sets with the ancestors it leaves
+    /// without an active child. One pass from the leaf up: what a class's place depends
+    /// on (its own times and its children's sets) is final when the pass reaches it.
     pub(super) fn served(&mut self, leaf: usize, len: u64, now: u64, emptied: bool) {
+        if !self.limits {
+            self.served_unlimited(leaf, len, emptied);
+            return;
+        }
         let mut k = leaf;
+        // Whether `k` leaves the active set: the leaf if emptied, an ancestor if the
+        // class below it left it without an active child.
+        let mut leaving = emptied;
         while k != ROOT {
             let n = &mut self.nodes[k];
             n.total += len;
+            let parent = n.parent as usize;
             if n.active {
                 n.vt = n.virtual_curve.y2x(n.total);
                 if n.limited {
                     n.myf = self.upper[k].limit_curve.y2x(n.total);
                 }
+                if leaving {
+                    leaving = self.leave_one(k);
+                } else {
+                    self.place(k, now);
+                }
+            } else {
+                leaving = false;
             }
-            k = n.parent as usize;
+            k = parent;
         }
-        let from = if emptied && self.nodes[leaf].active {
-            self.leave(leaf)
-        } else {
-            leaf
-        };
-        self.refresh_from(from, now);
+    }
+
+    /// [`LinkSharing::served`] in a tree without upper limits (every fit time is 0): the
+    /// same pass, with each class's record and its parent's set looked up once.
+    fn served_unlimited(&mut self, leaf: usize, len: u64, emptied: bool) {
+        let LinkSharing { nodes, kids, .. } = self;
+        let mut k = leaf;
+        let mut leaving = emptied;
+        while k != ROOT {
+            let n = &mut nodes[k];
+            n.total += len;
+            let parent = n.parent as usize;
+            if n.active {
+                n.vt = n.virtual_curve.y2x(n.total);
+                let set = &mut kids[n.up as usize];
+                if leaving {
+                    n.active = false;
+                    leaving = set.remove(n.slot, n.vt, false) && parent != ROOT;
+                } else {
+                    set.place_fitting(n.slot, n.vt);
+                }
+            } else {
+                leaving = false;
+            }
+            k = parent;
+        }
     }
 
     /// Leaf `leaf` lost its last packet without being served (push-out) at or after
@@ -549,17 +762,20 @@ impl LinkSharing {
     /// The link-sharing choice at `now`: from the root, the fitting active child with
     /// the smallest virtual time (smaller class id on ties), down to a leaf.
     pub(super) fn select(&mut self, now: u64) -> Option<usize> {
-        let mut p = ROOT;
+        let mut at = self.nodes[ROOT].kids as usize;
         loop {
-            self.promote(p, now);
-            let kids = self.kids_of_mut(p);
+            self.promote_at(at, now);
+            let kids = &mut self.kids[at];
             let (slot, vt) = kids.fit.peek()?;
             kids.cvtmin = kids.cvtmin.max(vt);
-            let c = kids.ids[slot as usize] as usize;
-            if self.is_leaf(c) {
-                return Some(c);
+            match kids.descend {
+                Descend::Sets(first) => at = (first + slot) as usize,
+                Descend::Leaves(first) => return Some((first + slot) as usize),
+                Descend::Lookup => match kids.sets[slot as usize] {
+                    NO_KIDS => return Some(kids.ids[slot as usize] as usize),
+                    set => at = set as usize,
+                },
             }
-            p = c;
         }
     }
 
@@ -590,12 +806,61 @@ impl LinkSharing {
     /// Checks the sets against the classes (O(n · fan-out)): a class is active exactly
     /// when it has an `ls` curve and an active child (a leaf: when `backlogged`); an
     /// active class is in exactly one of its parent's `fit` and `waiting`, with keys
-    /// equal to its virtual time and fit time, and a class in `fit` fits at `now`; its
-    /// key in `latest` is its virtual time unless it is marked stale (then it is absent
-    /// or lags), and it is on its parent's `stale` list exactly when marked; a passive
-    /// class is in none of the sets; `w` of an interior class is the sum over its
-    /// children.
+    /// equal to its virtual time and fit time, and a class in `fit` fits at `now`; a
+    /// class is on its parent's stale list exactly when flagged stale, and if not, its
+    /// key in `latest` is its virtual time when active and absent when passive; a
+    /// passive class is in neither `fit` nor `waiting`; selection descends from each
+    /// position to the child's own set, or to the leaf; each set counts its active
+    /// children, and a known `vmax` is the largest virtual time among them (0 if none);
+    /// `w` of an interior class is the sum over its children.
     pub(super) fn check(&self, backlogged: impl Fn(usize) -> bool, now: u64) -> Result<(), String> {
+        let mut listed = vec![0usize; self.nodes.len()];
+        for (at, kids) in self.kids.iter().enumerate() {
+            let mut slot = kids.stale;
+            let mut steps = 0;
+            while slot != NONE {
+                steps += 1;
+                if steps > kids.ids.len() || slot == OFF {
+                    return Err(format!("children set {at}: broken stale list"));
+                }
+                listed[kids.ids[slot as usize] as usize] += 1;
+                slot = kids.next_stale[slot as usize];
+            }
+            for (slot, (&set, &id)) in kids.sets.iter().zip(kids.ids.iter()).enumerate() {
+                let slot = slot as u32;
+                let by_position = match kids.descend {
+                    Descend::Sets(first) => Some((first + slot, NO_KIDS)),
+                    Descend::Leaves(first) => Some((NO_KIDS, first + slot)),
+                    Descend::Lookup => None,
+                };
+                let found = if set == NO_KIDS {
+                    (NO_KIDS, id)
+                } else {
+                    (set, NO_KIDS)
+                };
+                if by_position.is_some_and(|p| p != found) || set != self.nodes[id as usize].kids {
+                    return Err(format!("children set {at}: child {slot} descends wrongly"));
+                }
+            }
+            let active = kids.ids.iter().filter(|&&c| self.nodes[c as usize].active);
+            if active.clone().count() != kids.active as usize {
+                return Err(format!(
+                    "children set {at}: {} active children, count says {}",
+                    active.count(),
+                    kids.active
+                ));
+            }
+            let vmax = active
+                .map(|&c| self.nodes[c as usize].vt)
+                .max()
+                .unwrap_or(0);
+            if kids.vmax_known && kids.vmax != vmax {
+                return Err(format!(
+                    "children set {at}: vmax = {} but the largest virtual time is {vmax}",
+                    kids.vmax
+                ));
+            }
+        }
         for (k, n) in self.nodes.iter().enumerate().skip(1) {
             let kids = &self.kids[n.up as usize];
             if kids.ids.get(n.slot as usize) != Some(&(k as u32))
@@ -605,11 +870,11 @@ impl LinkSharing {
                     "class {k}: wrong place among its parent's children"
                 ));
             }
-            let stale = kids.marked[n.slot as usize];
-            let listed = kids.stale.iter().filter(|&&s| s == n.slot).count();
-            if listed != usize::from(stale) {
+            let stale = kids.next_stale[n.slot as usize] != OFF;
+            if listed[k] != usize::from(stale) {
                 return Err(format!(
-                    "class {k}: stale = {stale} but listed {listed} times"
+                    "class {k}: stale = {stale} but listed {} times",
+                    listed[k]
                 ));
             }
             let expect_active = self.has(k)
@@ -637,25 +902,21 @@ impl LinkSharing {
                 kids.waiting.key_of(n.slot),
                 kids.latest.key_of(n.slot),
             );
+            let latest_ok = stale || latest == n.active.then_some(!n.vt);
+            if !latest_ok {
+                return Err(format!(
+                    "class {k}: key {latest:?} in latest, v = {}, active = {}",
+                    n.vt, n.active
+                ));
+            }
             if !n.active {
-                if fit.is_some() || waiting.is_some() || latest.is_some() {
+                if fit.is_some() || waiting.is_some() {
                     return Err(format!("passive class {k} is in its parent's sets"));
                 }
                 continue;
             }
             if n.vt != n.virtual_curve.y2x(n.total) {
                 return Err(format!("class {k}: stale virtual time"));
-            }
-            let latest_ok = if stale {
-                latest.is_none_or(|key| !key <= n.vt)
-            } else {
-                latest == Some(!n.vt)
-            };
-            if !latest_ok {
-                return Err(format!(
-                    "class {k}: key {latest:?} in latest, v = {}, stale = {stale}",
-                    n.vt
-                ));
             }
             let f = self.fit_time(k);
             match (fit, waiting) {

@@ -110,12 +110,27 @@
 //! each leaf moving from the first to the second once per real-time service) and
 //! O(depth · log k) for link-sharing (three indexed heaps per interior class over its `k`
 //! children: fitting children by virtual time, children held back by fit time, and
-//! active children by largest virtual time, for `v_max`, re-keyed only when `v_max` is
-//! read), and O(depth) curve lookups. Moves between the two real-time heaps, from "held
-//! back" to "fitting" and the deferred `v_max` updates are paid once per change of an
-//! eligible time, a fit time or a virtual time, so these bounds are amortised per packet.
-//! No allocation after construction except queue growth. Measured costs:
-//! `BENCHMARKS.md` (`benches/hfsc_fig13.rs`, the H-FSC paper's Fig. 13 workloads).
+//! active children by largest virtual time, for `v_max`, consulted only when the cached
+//! `v_max` is lost and re-keyed only then), and O(depth) curve lookups. Moves between
+//! the two real-time heaps, from "held back" to "fitting" and the deferred `v_max`
+//! updates are paid once per change of an eligible time, a fit time or a virtual time,
+//! so these bounds are amortised per packet. The leaves' queues share one pool of packet
+//! slots (module `queues`). No allocation after construction except when more packets
+//! are queued at once than ever before. Measured costs: `BENCHMARKS.md`
+//! (`benches/hfsc_fig13.rs`, the H-FSC paper's Fig. 13 workloads).
+//!
+//! What the packet path is built around (the Fig. 13 workloads, where almost every
+//! packet finds its leaf idle, activates it and 1.5 ancestors on average, and empties
+//! it again): in a tree without upper limits, activation and service each walk the
+//! leaf's path once, looking each class's record and its parent's set up once per level
+//! and updating, re-placing or removing the class as they go; the cached `v_max` spares
+//! almost every activation the `v_max` heap; the leaf's two records, which a packet
+//! reads first and which are rarely cached with thousands of classes, are loaded at the
+//! start of an enqueue so that their cache misses overlap, and the queues keep their
+//! per-class part in one compact array; the heaps compare entries without
+//! data-dependent branches and skip the sift when inserting into an empty heap;
+//! selection descends from a chosen position by an addition when siblings are numbered
+//! consecutively, rather than by a load that waits for it.
 //!
 //! # Verification
 //!
@@ -126,9 +141,8 @@
 
 mod config;
 mod linkshare;
+mod queues;
 mod realtime;
-
-use std::collections::VecDeque;
 
 pub use config::Curves;
 
@@ -136,21 +150,18 @@ use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, S
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant};
 use linkshare::LinkSharing;
+use queues::{Queues, Roles};
 use realtime::RealTime;
 
 /// The H-FSC scheduler. See the [module docs](self).
 #[derive(Debug)]
 pub struct Hfsc<P> {
     curves: Vec<Curves>,
-    /// Which criteria each class takes part in, by class index (read on every packet;
-    /// kept apart from the criteria's larger per-class state).
-    roles: Vec<Roles>,
     rt: RealTime,
     ls: LinkSharing,
-    /// Each leaf's FIFO (empty for other classes).
-    queues: Vec<VecDeque<P>>,
-    /// Packets queued in all leaves.
-    queued: usize,
+    /// Each leaf's FIFO (empty for other classes), with the criteria each class takes
+    /// part in (read with it on every packet).
+    queues: Queues<P>,
     /// The latest instant seen (for `remove_newest`, which is not given one).
     last_now: u64,
     work_conserving: bool,
@@ -168,20 +179,15 @@ impl<P: Packet> Hfsc<P> {
         let ls = LinkSharing::new(tree, &curves);
         let rt_only_leaf = tree.leaves().iter().any(|l| curves[l.index()].ls.is_none());
         let work_conserving = !rt_only_leaf && !ls.any_limit();
-        let roles = curves
-            .iter()
-            .map(|c| Roles {
-                rt: c.rt.is_some(),
-                ls: c.ls.is_some(),
-            })
-            .collect();
+        let queues = Queues::new(curves.iter().map(|c| Roles {
+            rt: c.rt.is_some(),
+            ls: c.ls.is_some(),
+        }));
         Ok(Hfsc {
-            roles,
             curves,
             rt,
             ls,
-            queues: (0..tree.len()).map(|_| VecDeque::new()).collect(),
-            queued: 0,
+            queues,
             last_now: 0,
             work_conserving,
         })
@@ -228,30 +234,13 @@ impl<P: Packet> Hfsc<P> {
     /// class's `w` is the sum of its children's, and the fitting sets hold only classes
     /// that fit at the latest instant seen.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let backlogged = |c: usize| !self.queues[c].is_empty();
-        let head = |c: usize| {
-            self.queues[c]
-                .front()
-                .map_or(0, |p| u64::from(p.wire_len()))
-        };
+        self.queues.check()?;
+        let backlogged = |c: usize| !self.queues.is_empty(c);
+        let head = |c: usize| self.queues.front(c).map_or(0, |p| u64::from(p.wire_len()));
         self.rt.check(backlogged, head)?;
         self.ls.check(backlogged, self.last_now)?;
-        let queued: usize = self.queues.iter().map(VecDeque::len).sum();
-        if queued != self.queued {
-            return Err(format!(
-                "{queued} packets queued, count says {}",
-                self.queued
-            ));
-        }
         Ok(())
     }
-}
-
-/// Whether a class has an `rt` curve and whether it takes part in link-sharing.
-#[derive(Clone, Copy, Debug)]
-struct Roles {
-    rt: bool,
-    ls: bool,
 }
 
 /// The earlier of two answers of `poll_at`.
@@ -281,17 +270,15 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
         let c = class.index();
-        // With thousands of classes the leaf's link-sharing record is rarely cached, and
-        // the real-time work below stalls on its own miss first: loading the record now
-        // overlaps the two misses (about 4 % at 10 000 classes, BENCHMARKS.md).
+        // With thousands of classes the leaf's real-time and link-sharing records are
+        // rarely cached, and each criterion's work stalls on its own miss: loading both
+        // records now overlaps the two misses (BENCHMARKS.md).
         self.ls.touch(c);
+        self.rt.touch(c);
         self.last_now = now.0;
         let len = u64::from(pkt.wire_len());
-        let was_empty = self.queues[c].is_empty();
-        self.queues[c].push_back(pkt);
-        self.queued += 1;
-        if was_empty {
-            let roles = self.roles[c];
+        if self.queues.push_back(c, pkt) {
+            let roles = self.queues.roles(c);
             if roles.rt {
                 self.rt.activate(c, now.0, len);
             }
@@ -304,20 +291,20 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
 
     fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
         self.last_now = now.0;
-        if self.queued == 0 {
+        if self.queues.queued() == 0 {
             return None;
         }
         let (c, realtime) = match self.rt.select(now.0) {
             Some(c) => (c, true),
             None => (self.ls.select(now.0)?, false),
         };
-        let pkt = self.queues[c]
-            .pop_front()
+        let pkt = self
+            .queues
+            .pop_front(c)
             .expect("a selected leaf is backlogged");
-        self.queued -= 1;
         let len = u64::from(pkt.wire_len());
-        let next = self.queues[c].front().map(|p| u64::from(p.wire_len()));
-        if self.roles[c].rt {
+        let next = self.queues.front(c).map(|p| u64::from(p.wire_len()));
+        if self.queues.roles(c).rt {
             if realtime {
                 self.rt.served_by_rt(c, len, now.0, next);
             } else {
@@ -332,7 +319,7 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
     }
 
     fn poll_at(&self, now: Instant) -> PollAt {
-        if self.queued == 0 {
+        if self.queues.queued() == 0 {
             return PollAt::Idle;
         }
         earlier(self.rt.poll_at(now.0), self.ls.poll_at(now.0))
@@ -340,10 +327,9 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let c = class.index();
-        let pkt = self.queues.get_mut(c)?.pop_back()?;
-        self.queued -= 1;
-        if self.queues[c].is_empty() {
-            if self.roles[c].rt {
+        let pkt = self.queues.pop_back(c)?;
+        if self.queues.is_empty(c) {
+            if self.queues.roles(c).rt {
                 self.rt.remove(c);
             }
             self.ls.deactivate(c, self.last_now);

@@ -16,7 +16,7 @@
 //!
 //! All times are integer nanoseconds, all amounts bytes.
 
-use crate::curve::{RuntimeCurve, ServiceCurve};
+use crate::curve::{RuntimeCurve, ServiceCurve, Shape};
 use crate::pq::IndexedHeap;
 use crate::sched::PollAt;
 use crate::units::Instant;
@@ -36,6 +36,8 @@ struct Leaf {
     d: u64,
     /// The `rt` curve `S_i`.
     sc: ServiceCurve,
+    /// `S_i`'s shape.
+    shape: Shape,
     /// Whether `deadline` has been anchored by a first activation.
     anchored: bool,
 }
@@ -55,7 +57,7 @@ impl Leaf {
     fn update_deadline(&mut self, x: u64) {
         let c = self.cumul;
         if self.anchored {
-            self.deadline.min_with(&self.sc, x, c);
+            self.deadline.min_with_shape(&self.sc, self.shape, x, c);
         } else {
             self.deadline = RuntimeCurve::new(&self.sc, x, c);
             self.anchored = true;
@@ -67,7 +69,7 @@ impl Leaf {
     /// it is not stored.
     #[inline]
     fn eligible_time(&self) -> u64 {
-        self.deadline.eligible(&self.sc).y2x(self.cumul)
+        self.deadline.eligible_for(self.shape).y2x(self.cumul)
     }
 }
 
@@ -91,6 +93,7 @@ impl RealTime {
                 .map(|sc| {
                     sc.map(|sc| Leaf {
                         sc,
+                        shape: sc.shape(),
                         deadline: RuntimeCurve::new(&sc, 0, 0),
                         cumul: 0,
                         e: 0,
@@ -104,6 +107,16 @@ impl RealTime {
         }
     }
 
+    /// Loads a word of each cache line of leaf `c`'s record, so that a later access
+    /// finds them in the cache (an early load, kept by [`core::hint::black_box`]; no
+    /// state changes).
+    #[inline(always)]
+    pub(super) fn touch(&self, c: usize) {
+        if let Some(Some(l)) = self.leaves.get(c) {
+            core::hint::black_box((l.cumul, l.sc.m2));
+        }
+    }
+
     /// Leaf `c` becomes backlogged at `now` with a head packet of `head` bytes (Fig. 6a,
     /// `update_ed` on activation): `D_i <- min(D_i, S_i(t - now) + c_i)` (Eq. 7, see
     /// [`Leaf::update_deadline`]), `E_i` from `D_i` (Eq. 11), then `e_i` and `d_i`.
@@ -114,22 +127,37 @@ impl RealTime {
         leaf.update_deadline(now);
         leaf.e = leaf.eligible_time();
         leaf.d = leaf.deadline.y2x(leaf.cumul + head);
-        self.place(c, now);
+        // An idle leaf is in neither heap.
+        let item = c as u32;
+        if leaf.e <= now {
+            self.ready.set(item, leaf.d);
+        } else {
+            self.pending.set(item, leaf.e);
+        }
     }
 
-    /// Leaf `c` was served `len` bytes by the real-time criterion at `now`; `next` is the
-    /// length of its new head packet, `None` if it is now empty (Fig. 5: `c_i += len`,
-    /// then `e_i`, `d_i` from the new head).
+    /// Leaf `c`, the choice of [`RealTime::select`], was served `len` bytes by the
+    /// real-time criterion at `now`; `next` is the length of its new head packet, `None`
+    /// if it is now empty (Fig. 5: `c_i += len`, then `e_i`, `d_i` from the new head).
     pub(super) fn served_by_rt(&mut self, c: usize, len: u64, now: u64, next: Option<u64>) {
         let leaf = self.leaves[c].as_mut().expect("served_by_rt: rt leaf");
         leaf.cumul += len;
+        // The leaf was selected, so it is in `ready`.
+        let item = c as u32;
         match next {
             Some(head) => {
                 leaf.e = leaf.eligible_time();
                 leaf.d = leaf.deadline.y2x(leaf.cumul + head);
-                self.place(c, now);
+                if leaf.e <= now {
+                    self.ready.set(item, leaf.d);
+                } else {
+                    self.ready.remove(item);
+                    self.pending.set(item, leaf.e);
+                }
             }
-            None => self.remove(c),
+            None => {
+                self.ready.remove(item);
+            }
         }
     }
 
@@ -146,21 +174,6 @@ impl RealTime {
                 }
             }
             None => self.remove(c),
-        }
-    }
-
-    /// Puts backlogged leaf `c` in `ready` if it is eligible at `now`, else in `pending`.
-    fn place(&mut self, c: usize, now: u64) {
-        let Some(leaf) = self.leaves[c] else {
-            return;
-        };
-        let item = c as u32;
-        if leaf.e <= now {
-            self.pending.remove(item);
-            self.ready.set(item, leaf.d);
-        } else {
-            self.ready.remove(item);
-            self.pending.set(item, leaf.e);
         }
     }
 
