@@ -70,11 +70,12 @@
 //! Amounts are bytes; virtual times and fit times are integer nanoseconds (virtual and
 //! real time respectively).
 
-use crate::curve::{RuntimeCurve, ServiceCurve, Shape};
+use super::anchored::{Anchored, CurveTable, Entry};
+use crate::curve::{RuntimeCurve, ServiceCurve};
 use crate::hierarchy::ClassTree;
 use crate::pq::IndexedHeap;
 use crate::sched::PollAt;
-use crate::units::Instant;
+use crate::units::{Instant, Rate};
 
 use super::config::Curves;
 
@@ -94,49 +95,46 @@ const SCAN: usize = 16;
 /// [`Children::next_stale`] of a child that is not on the stale list.
 const OFF: u32 = u32::MAX - 1;
 
+/// [`Node::curve`] of a class without an `ls` curve.
+const NO_CURVE: u32 = u32::MAX;
+
 /// Link-sharing state of one class that the packet path reads and writes (the upper
-/// limit apart). Aligned to a cache line so that a class, read on every packet of a
-/// random class, spans two lines rather than three.
+/// limit apart): one cache line. The `ls` curve's slopes and shape and whether the class
+/// has an upper limit are in the [`CurveTable`]; the parent is the owner of the
+/// children set `up`.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Node {
-    /// Virtual curve `V_i` (Eq. 12), virtual time (ns) to bytes.
-    virtual_curve: RuntimeCurve,
+    /// Virtual curve `V_i` (Eq. 12), virtual time (ns) to bytes; the curve at infinity
+    /// until the first activation.
+    virtual_curve: Anchored,
     /// `v_i = V_i^{-1}(w_i)` while active, ns of virtual time.
     vt: u64,
     /// `w_i`: bytes served to the class by either criterion.
     total: u64,
-    /// The `ls` curve (a zero curve for classes without one).
-    ls: ServiceCurve,
-    /// Own fit time `U_i^{-1}(w_i)` (ns), 0 without `ul`.
-    myf: u64,
-    /// Parent's index (meaningless for the root).
-    parent: u32,
     /// Position among the parent's children: the item in the parent's heaps.
     slot: u32,
     /// Index of the parent's [`Children`] (meaningless for the root).
     up: u32,
-    /// Index of the class's [`Children`], or `NO_KIDS` for a leaf.
-    kids: u32,
+    /// Index of the `ls` curve in [`LinkSharing::curves`] (whose flag says whether the
+    /// class has an upper limit), [`NO_CURVE`] for a class without one.
+    curve: u32,
     /// Whether the class is active for link-sharing.
     active: bool,
-    /// Whether the class has an upper limit (and an `ls` curve).
-    limited: bool,
-    /// Whether the virtual and upper-limit curves have been anchored once.
-    anchored: bool,
-    /// The `ls` curve's shape; `None` for classes that take no part in link-sharing.
-    ls_shape: Option<Shape>,
 }
 
-const _: () = assert!(size_of::<Node>() == 128, "a Node spans two cache lines");
+const _: () = assert!(size_of::<Node>() == 64, "a Node is one cache line");
 
 /// The upper-limit curves of one class, read only for classes with one.
 #[derive(Clone, Copy, Debug)]
 struct UpperLimit {
     /// The `ul` curve.
     ul: Option<ServiceCurve>,
-    /// Upper-limit curve `U_i`, real time (ns) to bytes, anchored at activations.
+    /// Upper-limit curve `U_i`, real time (ns) to bytes, anchored at activations; the
+    /// curve at infinity until the first.
     limit_curve: RuntimeCurve,
+    /// Own fit time `U_i^{-1}(w_i)` (ns), 0 without `ul`.
+    myf: u64,
 }
 
 /// How selection maps the position of the chosen child of a set to the next step: the
@@ -163,6 +161,8 @@ enum Descend {
 struct Children {
     /// Fitting active children by virtual time.
     fit: IndexedHeap,
+    /// The class whose children these are.
+    owner: u32,
     /// Number of active children (in `fit` or in `waiting`).
     active: u32,
     /// Slot of the first child whose key in `latest` may lag (it changed its virtual
@@ -214,22 +214,15 @@ impl Descend {
 }
 
 impl Node {
-    /// Anchors the virtual curve at `(vs, w)` (Eq. 12; min-update after the first
+    /// Anchors the virtual curve at `(vs, w)` (Eq. 12; min-update with the `ls` curve
+    /// `ls`, the class's entry, which gives the curve itself anchored there the first
     /// time), sets the virtual time from it and marks the class active. Its parent's
     /// count of active children is the caller's to update.
     #[inline]
-    fn anchor_virtual(&mut self, vs: u64) {
-        let shape = self
-            .ls_shape
-            .expect("anchor: only classes with an ls curve become active");
-        if self.anchored {
-            self.virtual_curve
-                .min_with_shape(&self.ls, shape, vs, self.total);
-        } else {
-            self.virtual_curve = RuntimeCurve::new(&self.ls, vs, self.total);
-        }
-        self.vt = self.virtual_curve.y2x(self.total);
-        self.anchored = true;
+    fn anchor_virtual(&mut self, ls: &Entry, vs: u64) {
+        self.virtual_curve
+            .min_with(&ls.sc, ls.shape, vs, self.total);
+        self.vt = self.virtual_curve.y2x(&ls.sc, self.total);
         self.active = true;
     }
 }
@@ -358,6 +351,10 @@ impl Children {
 #[derive(Clone, Debug)]
 pub(super) struct LinkSharing {
     nodes: Vec<Node>,
+    /// The distinct `ls` curves, flagged for classes with an upper limit.
+    curves: CurveTable,
+    /// By class: the index of its [`Children`], [`NO_KIDS`] for a leaf.
+    sets_of: Vec<u32>,
     upper: Vec<UpperLimit>,
     /// The children sets of the root and the interior classes.
     kids: Vec<Children>,
@@ -369,32 +366,35 @@ pub(super) struct LinkSharing {
 impl LinkSharing {
     /// The state for `tree` with the resolved `curves` (by class index).
     pub(super) fn new(tree: &ClassTree, curves: &[Curves]) -> LinkSharing {
-        let zero = ServiceCurve::linear(crate::units::Rate::ZERO);
+        let mut table = CurveTable::default();
         let mut nodes: Vec<Node> = curves
             .iter()
             .map(|c| Node {
-                virtual_curve: RuntimeCurve::new(&c.ls.unwrap_or(zero), 0, 0),
+                virtual_curve: Anchored::infinite(
+                    &c.ls.unwrap_or(ServiceCurve::linear(Rate::ZERO)),
+                ),
                 vt: 0,
                 total: 0,
-                myf: 0,
-                ls: c.ls.unwrap_or(zero),
-                ls_shape: c.ls.map(|ls| ls.shape()),
-                parent: 0,
                 slot: 0,
                 up: 0,
-                kids: NO_KIDS,
+                curve: c.ls.map_or(NO_CURVE, |ls| table.intern(ls, c.ul.is_some())),
                 active: false,
-                limited: c.ls.is_some() && c.ul.is_some(),
-                anchored: false,
             })
             .collect();
         let upper = curves
             .iter()
             .map(|c| UpperLimit {
                 ul: c.ul,
-                limit_curve: RuntimeCurve::new(&c.ul.unwrap_or(zero), 0, 0),
+                // At infinity, as `Anchored::infinite`.
+                limit_curve: RuntimeCurve::new(
+                    &c.ul.unwrap_or(ServiceCurve::linear(Rate::ZERO)),
+                    0,
+                    u64::MAX,
+                ),
+                myf: 0,
             })
             .collect();
+        let mut sets_of = vec![NO_KIDS; curves.len()];
         let mut kids = Vec::new();
         for c in tree.classes() {
             if c.children.is_empty() && c.parent.is_some() {
@@ -402,17 +402,17 @@ impl LinkSharing {
             }
             for (slot, k) in c.children.iter().enumerate() {
                 let child = &mut nodes[k.index()];
-                child.parent = c.id.0;
                 child.slot = slot as u32;
                 child.up = kids.len() as u32;
             }
-            nodes[c.id.index()].kids = kids.len() as u32;
+            sets_of[c.id.index()] = kids.len() as u32;
             let n = c.children.len();
             kids.push(Children {
                 ids: c.children.iter().map(|k| k.0).collect(),
                 descend: Descend::Lookup,
                 sets: Box::default(),
                 fit: IndexedHeap::new(n),
+                owner: c.id.0,
                 waiting: IndexedHeap::new(n),
                 latest: IndexedHeap::new(n),
                 active: 0,
@@ -425,12 +425,16 @@ impl LinkSharing {
             });
         }
         for set in &mut kids {
-            set.sets = set.ids.iter().map(|&c| nodes[c as usize].kids).collect();
+            set.sets = set.ids.iter().map(|&c| sets_of[c as usize]).collect();
             set.descend = Descend::of(&set.sets, &set.ids);
         }
-        let limits = nodes.iter().any(|n| n.limited);
+        let limits = nodes
+            .iter()
+            .any(|n| n.curve != NO_CURVE && table.get(n.curve).flag);
         LinkSharing {
             nodes,
+            curves: table,
+            sets_of,
             upper,
             kids,
             limits,
@@ -440,22 +444,27 @@ impl LinkSharing {
     /// The children sets of class `p` (the root or an interior class).
     #[inline]
     fn kids_of(&self, p: usize) -> &Children {
-        &self.kids[self.nodes[p].kids as usize]
+        &self.kids[self.sets_of[p] as usize]
+    }
+
+    /// The parent of class `k` (not the root).
+    #[inline]
+    fn parent(&self, k: usize) -> usize {
+        self.kids[self.nodes[k].up as usize].owner as usize
     }
 
     /// Whether class `c` takes part in link-sharing (has an `ls` curve).
     #[inline]
     pub(super) fn has(&self, c: usize) -> bool {
-        self.nodes[c].ls_shape.is_some()
+        self.nodes[c].curve != NO_CURVE
     }
 
-    /// Loads a word of each cache line of class `c`'s record, so that a later access
-    /// finds them in the cache (an early load, kept by [`core::hint::black_box`]; no
-    /// state changes).
+    /// Loads class `c`'s record, so that a later access finds it in the cache (an early
+    /// load, kept by [`core::hint::black_box`]; no state changes).
     #[inline(always)]
     pub(super) fn touch(&self, c: usize) {
         if let Some(n) = self.nodes.get(c) {
-            core::hint::black_box((n.total, n.parent));
+            core::hint::black_box(n.total);
         }
     }
 
@@ -467,7 +476,7 @@ impl LinkSharing {
     /// Whether class `c` has no children.
     #[inline]
     fn is_leaf(&self, c: usize) -> bool {
-        self.nodes[c].kids == NO_KIDS
+        self.sets_of[c] == NO_KIDS
     }
 
     /// Leaf `leaf` (with an `ls` curve) becomes backlogged at `now`: it and every
@@ -480,8 +489,8 @@ impl LinkSharing {
         }
         let mut k = leaf;
         loop {
-            let Node { parent, up, .. } = self.nodes[k];
-            let p = parent as usize;
+            let up = self.nodes[k].up;
+            let p = self.kids[up as usize].owner as usize;
             let parent_was_active = self.kids[up as usize].any_active();
             let vs = self.system_virtual_time(up as usize, now);
             self.anchor(k, vs, now);
@@ -510,12 +519,18 @@ impl LinkSharing {
     /// the same steps, with each class's record and its parent's set looked up once per
     /// level.
     fn activate_unlimited(&mut self, leaf: usize) {
-        let LinkSharing { nodes, kids, .. } = self;
+        let LinkSharing {
+            nodes,
+            kids,
+            curves,
+            ..
+        } = self;
         let mut k = leaf;
         loop {
             let n = &nodes[k];
-            let (parent, slot) = (n.parent as usize, n.slot);
+            let slot = n.slot;
             let set = &mut kids[n.up as usize];
+            let parent = set.owner as usize;
             let parent_was_active = set.any_active();
             let vs = if parent_was_active {
                 set.system_virtual_time(|c| nodes[c as usize].vt)
@@ -523,7 +538,7 @@ impl LinkSharing {
                 set.new_period()
             };
             let n = &mut nodes[k];
-            n.anchor_virtual(vs);
+            n.anchor_virtual(curves.get(n.curve), vs);
             set.active += 1;
             set.place_fitting(slot, n.vt);
             if parent == ROOT || parent_was_active {
@@ -537,32 +552,29 @@ impl LinkSharing {
     /// `(now, w_k)` (min-update after the first time), and marks it active.
     fn anchor(&mut self, k: usize, vs: u64, now: u64) {
         let n = &mut self.nodes[k];
-        let anchored = n.anchored;
-        n.anchor_virtual(vs);
+        let ls = self.curves.get(n.curve);
+        n.anchor_virtual(ls, vs);
         self.kids[n.up as usize].active += 1;
-        if n.limited {
-            self.anchor_limit(k, anchored, now);
+        if ls.flag {
+            self.anchor_limit(k, now);
         }
     }
 
     /// The upper-limit part of [`LinkSharing::anchor`]: anchors the upper-limit curve of
-    /// `k` at `(now, w_k)` (min-update if `anchored` before) and sets its own fit time.
+    /// `k` at `(now, w_k)` (min-update; the curve itself anchored there the first time)
+    /// and sets its own fit time.
     #[cold]
-    fn anchor_limit(&mut self, k: usize, anchored: bool, now: u64) {
+    fn anchor_limit(&mut self, k: usize, now: u64) {
         let total = self.nodes[k].total;
         let upper = &mut self.upper[k];
         let ul = upper.ul.expect("limited classes have a ul curve");
-        if anchored {
-            upper.limit_curve.min_with(&ul, now, total);
-        } else {
-            upper.limit_curve = RuntimeCurve::new(&ul, now, total);
-        }
-        self.nodes[k].myf = upper.limit_curve.y2x(total);
+        upper.limit_curve.min_with(&ul, now, total);
+        upper.myf = upper.limit_curve.y2x(total);
     }
 
     /// The fit time of active class `k`: `max(own fit time, earliest child fit time)`.
     fn fit_time(&self, k: usize) -> u64 {
-        let own = self.nodes[k].myf;
+        let own = self.upper[k].myf;
         if self.is_leaf(k) {
             return own;
         }
@@ -622,14 +634,9 @@ impl LinkSharing {
     fn refit_limited_from(&mut self, mut k: usize, now: u64) {
         while k != ROOT && self.nodes[k].active {
             let f = self.fit_time(k);
-            let Node {
-                parent,
-                up,
-                slot,
-                vt,
-                ..
-            } = self.nodes[k];
+            let Node { up, slot, vt, .. } = self.nodes[k];
             let kids = &mut self.kids[up as usize];
+            let parent = kids.owner;
             if f <= now {
                 if kids.fit.contains(slot) {
                     return;
@@ -675,17 +682,18 @@ impl LinkSharing {
     fn leave_one(&mut self, k: usize) -> bool {
         let n = &mut self.nodes[k];
         n.active = false;
-        let emptied = self.kids[n.up as usize].remove(n.slot, n.vt, self.limits);
-        emptied && n.parent as usize != ROOT
+        let set = &mut self.kids[n.up as usize];
+        let emptied = set.remove(n.slot, n.vt, self.limits);
+        emptied && set.owner as usize != ROOT
     }
 
     /// Removes active class `k` and every ancestor left without an active child from
     /// their parents' sets; returns the lowest ancestor still active (or the root).
     fn leave(&mut self, mut k: usize) -> usize {
         while self.leave_one(k) {
-            k = self.nodes[k].parent as usize;
+            k = self.parent(k);
         }
-        self.nodes[k].parent as usize
+        self.parent(k)
     }
 
     /// Leaf `leaf` was served `len` bytes at `now` (by either criterion); `emptied` says
@@ -704,13 +712,15 @@ impl LinkSharing {
         // class below it left it without an active child.
         let mut leaving = emptied;
         while k != ROOT {
+            let parent = self.parent(k);
             let n = &mut self.nodes[k];
             n.total += len;
-            let parent = n.parent as usize;
             if n.active {
-                n.vt = n.virtual_curve.y2x(n.total);
-                if n.limited {
-                    n.myf = self.upper[k].limit_curve.y2x(n.total);
+                let ls = self.curves.get(n.curve);
+                n.vt = n.virtual_curve.y2x(&ls.sc, n.total);
+                if ls.flag {
+                    let upper = &mut self.upper[k];
+                    upper.myf = upper.limit_curve.y2x(n.total);
                 }
                 if leaving {
                     leaving = self.leave_one(k);
@@ -727,16 +737,21 @@ impl LinkSharing {
     /// [`LinkSharing::served`] in a tree without upper limits (every fit time is 0): the
     /// same pass, with each class's record and its parent's set looked up once.
     fn served_unlimited(&mut self, leaf: usize, len: u64, emptied: bool) {
-        let LinkSharing { nodes, kids, .. } = self;
+        let LinkSharing {
+            nodes,
+            kids,
+            curves,
+            ..
+        } = self;
         let mut k = leaf;
         let mut leaving = emptied;
         while k != ROOT {
             let n = &mut nodes[k];
             n.total += len;
-            let parent = n.parent as usize;
+            let set = &mut kids[n.up as usize];
+            let parent = set.owner as usize;
             if n.active {
-                n.vt = n.virtual_curve.y2x(n.total);
-                let set = &mut kids[n.up as usize];
+                n.vt = n.virtual_curve.y2x(&curves.get(n.curve).sc, n.total);
                 if leaving {
                     n.active = false;
                     leaving = set.remove(n.slot, n.vt, false) && parent != ROOT;
@@ -762,7 +777,7 @@ impl LinkSharing {
     /// The link-sharing choice at `now`: from the root, the fitting active child with
     /// the smallest virtual time (smaller class id on ties), down to a leaf.
     pub(super) fn select(&mut self, now: u64) -> Option<usize> {
-        let mut at = self.nodes[ROOT].kids as usize;
+        let mut at = self.sets_of[ROOT] as usize;
         loop {
             self.promote_at(at, now);
             let kids = &mut self.kids[at];
@@ -838,7 +853,7 @@ impl LinkSharing {
                 } else {
                     (set, NO_KIDS)
                 };
-                if by_position.is_some_and(|p| p != found) || set != self.nodes[id as usize].kids {
+                if by_position.is_some_and(|p| p != found) || set != self.sets_of[id as usize] {
                     return Err(format!("children set {at}: child {slot} descends wrongly"));
                 }
             }
@@ -864,7 +879,7 @@ impl LinkSharing {
         for (k, n) in self.nodes.iter().enumerate().skip(1) {
             let kids = &self.kids[n.up as usize];
             if kids.ids.get(n.slot as usize) != Some(&(k as u32))
-                || n.up != self.nodes[n.parent as usize].kids
+                || n.up != self.sets_of[self.parent(k)]
             {
                 return Err(format!(
                     "class {k}: wrong place among its parent's children"
@@ -915,7 +930,7 @@ impl LinkSharing {
                 }
                 continue;
             }
-            if n.vt != n.virtual_curve.y2x(n.total) {
+            if n.vt != n.virtual_curve.y2x(&self.curves.get(n.curve).sc, n.total) {
                 return Err(format!("class {k}: stale virtual time"));
             }
             let f = self.fit_time(k);

@@ -125,9 +125,10 @@
 //! leaf's path once, looking each class's record and its parent's set up once per level
 //! and updating, re-placing or removing the class as they go; the cached `v_max` spares
 //! almost every activation the `v_max` heap; the leaf's two records, which a packet
-//! reads first and which are rarely cached with thousands of classes, are loaded at the
-//! start of an enqueue so that their cache misses overlap, and the queues keep their
-//! per-class part in one compact array; the heaps compare entries without
+//! reads first and which are rarely cached with thousands of classes, are one cache line
+//! each (the curves' slopes and shapes are kept once per distinct curve, module
+//! `anchored`) and are loaded at the start of an enqueue so that their cache misses
+//! overlap, and the queues keep their per-class part in one compact array; the heaps compare entries without
 //! data-dependent branches and skip the sift when inserting into an empty heap;
 //! selection descends from a chosen position by an addition when siblings are numbered
 //! consecutively, rather than by a load that waits for it.
@@ -139,6 +140,7 @@
 //! [`Hfsc::check_invariants`] after every operation of random runs; `tests/hfsc_props.rs`
 //! checks Thms. 1–3 and the HMM-fair long-run rates on random admissible hierarchies.
 
+mod anchored;
 mod config;
 mod linkshare;
 mod queues;

@@ -16,68 +16,69 @@
 //!
 //! All times are integer nanoseconds, all amounts bytes.
 
-use crate::curve::{RuntimeCurve, ServiceCurve, Shape};
+use super::anchored::{Anchored, CurveTable, Entry};
+use crate::curve::ServiceCurve;
 use crate::pq::IndexedHeap;
 use crate::sched::PollAt;
-use crate::units::Instant;
+use crate::units::{Instant, Rate};
 
-/// Real-time state of one leaf with an `rt` curve. Aligned to a cache line so that a
-/// leaf, read on every packet of a random class, spans two lines rather than three.
+/// [`Leaf::curve`] of a class without an `rt` curve.
+const NO_CURVE: u32 = u32::MAX;
+
+/// Real-time state of one class, all of it read or written on every packet of a leaf
+/// with an `rt` curve: one cache line (the `rt` curve's slopes are in the
+/// [`CurveTable`]).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Leaf {
-    /// Deadline curve `D_i` (Eq. 7), real time (ns) to bytes of real-time service.
-    deadline: RuntimeCurve,
+    /// Deadline curve `D_i` (Eq. 7), real time (ns) to bytes of real-time service; the
+    /// curve at infinity until the first activation.
+    deadline: Anchored,
     /// `c_i`: bytes served by the real-time criterion.
     cumul: u64,
     /// `e_i = E_i^{-1}(c_i)`, ns.
     e: u64,
     /// `d_i = D_i^{-1}(c_i + l)` with `l` the head packet's length, ns.
     d: u64,
-    /// The `rt` curve `S_i`.
-    sc: ServiceCurve,
-    /// `S_i`'s shape.
-    shape: Shape,
-    /// Whether `deadline` has been anchored by a first activation.
-    anchored: bool,
+    /// Index of the `rt` curve `S_i` in [`RealTime::curves`], [`NO_CURVE`] without one.
+    curve: u32,
 }
 
 const _: () = assert!(
-    size_of::<Option<Leaf>>() == 128,
-    "a leaf's real-time state spans two cache lines"
+    size_of::<Leaf>() == 64,
+    "a leaf's real-time state is one cache line"
 );
 
 impl Leaf {
-    /// Eq. 7 at an activation at `x`: `D <- min(D, S(t - x) + c)` for `t >= x`
-    /// ([`RuntimeCurve::min_with`], exact for the deadlines looked up from now on; see
-    /// its docs for why that differs from the paper's Fig. 9 for convex curves). On the
-    /// first activation `D` is `S` anchored at `(x, c)`. Convex curves with
-    /// `0 < m1 < m2` are refused when the scheduler is built: their minimum is not
-    /// two-piece in general (paper, §IV).
-    fn update_deadline(&mut self, x: u64) {
-        let c = self.cumul;
-        if self.anchored {
-            self.deadline.min_with_shape(&self.sc, self.shape, x, c);
-        } else {
-            self.deadline = RuntimeCurve::new(&self.sc, x, c);
-            self.anchored = true;
-        }
+    /// Whether the class has an `rt` curve.
+    #[inline]
+    fn has_curve(&self) -> bool {
+        self.curve != NO_CURVE
     }
 
-    /// `E_i^{-1}(c_i)`: the eligible time of the current head (Eq. 11). The eligible
-    /// curve follows from the deadline curve and `S_i` ([`RuntimeCurve::eligible`]), so
-    /// it is not stored.
+    /// `E_i^{-1}(c_i)`: the eligible time of the current head (Eq. 11), with `rt` the
+    /// leaf's curve. The eligible curve follows from the deadline curve and `S_i`
+    /// ([`crate::curve::RuntimeCurve::eligible`]), so it is not stored.
     #[inline]
-    fn eligible_time(&self) -> u64 {
-        self.deadline.eligible_for(self.shape).y2x(self.cumul)
+    fn eligible_time(&self, rt: &Entry) -> u64 {
+        self.deadline.eligible_y2x(&rt.sc, rt.shape, self.cumul)
+    }
+
+    /// `D_i^{-1}(c_i + head)`: the deadline of a head packet of `head` bytes, with `rt`
+    /// the leaf's curve.
+    #[inline]
+    fn deadline(&self, rt: &Entry, head: u64) -> u64 {
+        self.deadline.y2x(&rt.sc, self.cumul + head)
     }
 }
 
 /// The real-time criterion over the leaves. See the [module docs](self).
 #[derive(Clone, Debug)]
 pub(super) struct RealTime {
-    /// By class index; `None` for classes without an `rt` curve.
-    leaves: Vec<Option<Leaf>>,
+    /// By class index (a record without a curve for classes without an `rt` curve).
+    leaves: Vec<Leaf>,
+    /// The distinct `rt` curves, with their shapes.
+    curves: CurveTable,
     /// Backlogged leaves not yet seen eligible, keyed by `e`.
     pending: IndexedHeap,
     /// Backlogged leaves seen eligible, keyed by `d`.
@@ -88,45 +89,49 @@ impl RealTime {
     /// The state for classes whose `rt` curves are given by class index.
     pub(super) fn new(rt: impl ExactSizeIterator<Item = Option<ServiceCurve>>) -> RealTime {
         let n = rt.len();
+        let mut curves = CurveTable::default();
+        let leaves = rt
+            .map(|sc| Leaf {
+                deadline: Anchored::infinite(&sc.unwrap_or(ServiceCurve::linear(Rate::ZERO))),
+                cumul: 0,
+                e: 0,
+                d: 0,
+                curve: sc.map_or(NO_CURVE, |sc| curves.intern(sc, false)),
+            })
+            .collect();
         RealTime {
-            leaves: rt
-                .map(|sc| {
-                    sc.map(|sc| Leaf {
-                        sc,
-                        shape: sc.shape(),
-                        deadline: RuntimeCurve::new(&sc, 0, 0),
-                        cumul: 0,
-                        e: 0,
-                        d: 0,
-                        anchored: false,
-                    })
-                })
-                .collect(),
+            leaves,
+            curves,
             pending: IndexedHeap::new(n),
             ready: IndexedHeap::new(n),
         }
     }
 
-    /// Loads a word of each cache line of leaf `c`'s record, so that a later access
-    /// finds them in the cache (an early load, kept by [`core::hint::black_box`]; no
-    /// state changes).
+    /// Loads leaf `c`'s record, so that a later access finds it in the cache (an early
+    /// load, kept by [`core::hint::black_box`]; no state changes).
     #[inline(always)]
     pub(super) fn touch(&self, c: usize) {
-        if let Some(Some(l)) = self.leaves.get(c) {
-            core::hint::black_box((l.cumul, l.sc.m2));
+        if let Some(l) = self.leaves.get(c) {
+            core::hint::black_box(l.cumul);
         }
     }
 
     /// Leaf `c` becomes backlogged at `now` with a head packet of `head` bytes (Fig. 6a,
-    /// `update_ed` on activation): `D_i <- min(D_i, S_i(t - now) + c_i)` (Eq. 7, see
-    /// [`Leaf::update_deadline`]), `E_i` from `D_i` (Eq. 11), then `e_i` and `d_i`.
+    /// `update_ed` on activation): `D_i <- min(D_i, S_i(t - now) + c_i)` (Eq. 7, exact
+    /// for the deadlines looked up from now on; see
+    /// [`crate::curve::RuntimeCurve::min_with`] for why that differs from the paper's
+    /// Fig. 9 for convex curves; on the first activation, `S_i` anchored at
+    /// `(now, c_i)`), `E_i` from `D_i` (Eq. 11), then `e_i` and `d_i`. Convex curves with
+    /// `0 < m1 < m2` are refused when the scheduler is built: their minimum is not
+    /// two-piece in general (paper, §IV).
     pub(super) fn activate(&mut self, c: usize, now: u64, head: u64) {
-        let leaf = self.leaves[c]
-            .as_mut()
-            .expect("activate: leaf has an rt curve");
-        leaf.update_deadline(now);
-        leaf.e = leaf.eligible_time();
-        leaf.d = leaf.deadline.y2x(leaf.cumul + head);
+        let RealTime { leaves, curves, .. } = self;
+        let leaf = &mut leaves[c];
+        debug_assert!(leaf.has_curve(), "activate: leaf has an rt curve");
+        let rt = curves.get(leaf.curve);
+        leaf.deadline.min_with(&rt.sc, rt.shape, now, leaf.cumul);
+        leaf.e = leaf.eligible_time(rt);
+        leaf.d = leaf.deadline(rt, head);
         // An idle leaf is in neither heap.
         let item = c as u32;
         if leaf.e <= now {
@@ -140,14 +145,17 @@ impl RealTime {
     /// real-time criterion at `now`; `next` is the length of its new head packet, `None`
     /// if it is now empty (Fig. 5: `c_i += len`, then `e_i`, `d_i` from the new head).
     pub(super) fn served_by_rt(&mut self, c: usize, len: u64, now: u64, next: Option<u64>) {
-        let leaf = self.leaves[c].as_mut().expect("served_by_rt: rt leaf");
+        let RealTime { leaves, curves, .. } = self;
+        let leaf = &mut leaves[c];
+        debug_assert!(leaf.has_curve(), "served_by_rt: rt leaf");
         leaf.cumul += len;
         // The leaf was selected, so it is in `ready`.
         let item = c as u32;
         match next {
             Some(head) => {
-                leaf.e = leaf.eligible_time();
-                leaf.d = leaf.deadline.y2x(leaf.cumul + head);
+                let rt = curves.get(leaf.curve);
+                leaf.e = leaf.eligible_time(rt);
+                leaf.d = leaf.deadline(rt, head);
                 if leaf.e <= now {
                     self.ready.set(item, leaf.d);
                 } else {
@@ -165,10 +173,12 @@ impl RealTime {
     /// head packet, `None` if it is now empty. Only `d_i` changes (Fig. 6b), since `c_i`
     /// did not: link-sharing service never delays later deadlines.
     pub(super) fn served_by_ls(&mut self, c: usize, next: Option<u64>) {
-        let leaf = self.leaves[c].as_mut().expect("served_by_ls: rt leaf");
         match next {
             Some(head) => {
-                leaf.d = leaf.deadline.y2x(leaf.cumul + head);
+                let RealTime { leaves, curves, .. } = self;
+                let leaf = &mut leaves[c];
+                debug_assert!(leaf.has_curve(), "served_by_ls: rt leaf");
+                leaf.d = leaf.deadline(curves.get(leaf.curve), head);
                 if self.ready.contains(c as u32) {
                     self.ready.set(c as u32, leaf.d);
                 }
@@ -189,7 +199,7 @@ impl RealTime {
             && e <= now
         {
             self.pending.remove(c);
-            let d = self.leaves[c as usize].as_ref().map_or(0, |l| l.d);
+            let d = self.leaves[c as usize].d;
             self.ready.set(c, d);
         }
         self.ready.peek().map(|(c, _)| c as usize)
@@ -210,16 +220,13 @@ impl RealTime {
     /// `(e_i, d_i)` of a backlogged leaf with an `rt` curve.
     pub(super) fn times(&self, c: usize) -> Option<(u64, u64)> {
         let backlogged = self.pending.contains(c as u32) || self.ready.contains(c as u32);
-        let leaf = self.leaves.get(c)?.as_ref()?;
-        backlogged.then_some((leaf.e, leaf.d))
+        let leaf = self.leaves.get(c)?;
+        (backlogged && leaf.has_curve()).then_some((leaf.e, leaf.d))
     }
 
     /// `c_i`: bytes served to `c` by the real-time criterion (0 without an `rt` curve).
     pub(super) fn cumul(&self, c: usize) -> u64 {
-        self.leaves
-            .get(c)
-            .and_then(Option::as_ref)
-            .map_or(0, |l| l.cumul)
+        self.leaves.get(c).map_or(0, |l| l.cumul)
     }
 
     /// Checks that every backlogged leaf (`backlogged(c)`) with an `rt` curve is in
@@ -233,19 +240,20 @@ impl RealTime {
         for (c, leaf) in self.leaves.iter().enumerate() {
             let item = c as u32;
             let (p, r) = (self.pending.key_of(item), self.ready.key_of(item));
-            let Some(leaf) = leaf else {
+            if !leaf.has_curve() {
                 if p.is_some() || r.is_some() {
                     return Err(format!("class {c} has no rt curve but is queued for it"));
                 }
                 continue;
-            };
+            }
             if !backlogged(c) {
                 if p.is_some() || r.is_some() {
                     return Err(format!("idle leaf {c} is in a real-time heap"));
                 }
                 continue;
             }
-            if leaf.e != leaf.eligible_time() || leaf.d != leaf.deadline.y2x(leaf.cumul + head(c)) {
+            let rt = self.curves.get(leaf.curve);
+            if leaf.e != leaf.eligible_time(rt) || leaf.d != leaf.deadline(rt, head(c)) {
                 return Err(format!("leaf {c}: e or d does not follow from its curves"));
             }
             match (p, r) {
