@@ -347,7 +347,7 @@ impl RuntimeCurve {
     /// products fit, else in `u128`), not through the rounded-down value `x2y` would
     /// give.
     #[inline]
-    fn line_above(&self, x: u64, y: u64) -> bool {
+    pub(crate) fn line_above(&self, x: u64, y: u64) -> bool {
         match (x.checked_sub(self.x), y.checked_sub(self.y)) {
             (_, None) => true,
             (None, Some(_)) => false,

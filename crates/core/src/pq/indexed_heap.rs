@@ -136,6 +136,15 @@ impl IndexedHeap {
     /// Inserts `item` with `key`, or changes its key if present.
     #[inline]
     pub fn set(&mut self, item: u32, key: u64) {
+        self.set_inlined(item, key);
+    }
+
+    /// [`IndexedHeap::set`], always inlined into the caller: for hot call sites that
+    /// always insert, or always raise a key, whose own copies of the branches (insert or
+    /// update, sift up or down) then predict well, where one shared body mixes them
+    /// (H-FSC's packet path).
+    #[inline(always)]
+    pub fn set_inlined(&mut self, item: u32, key: u64) {
         let e = Entry { key, item };
         let p = self.pos[item as usize];
         if p == ABSENT {

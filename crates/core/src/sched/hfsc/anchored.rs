@@ -77,16 +77,28 @@ impl Anchored {
     /// ([`Anchored::infinite`]). A line-shaped curve keeps `sc`'s first segment through
     /// every update (the minimum is one of two copies of `sc`), so only its anchor is
     /// written: the first segment's bytes are not recomputed on every activation.
+    ///
+    /// The line-shaped case, a comparison and at most a new anchor, is inlined into the
+    /// callers (every activation); the other shapes are updated out of line, so that the
+    /// full curve is only built on the stack for them.
     #[inline(always)]
     pub(super) fn min_with(&mut self, sc: &ServiceCurve, shape: Shape, x: u64, y: u64) {
+        if shape == Shape::Line {
+            // `RuntimeCurve::min_with_shape`'s line case, on the anchor alone.
+            if self.with(sc).line_above(x, y) {
+                (self.x, self.y) = (x, y);
+            }
+        } else {
+            self.min_with_curved(sc, shape, x, y);
+        }
+    }
+
+    /// [`Anchored::min_with`] for a concave `sc`, or a convex one whose first segment rises.
+    #[inline(never)]
+    fn min_with_curved(&mut self, sc: &ServiceCurve, shape: Shape, x: u64, y: u64) {
         let mut c = self.with(sc);
         c.min_with_shape(sc, shape, x, y);
-        if shape == Shape::Line {
-            debug_assert!(c.dx == self.dx && c.dy == self.dy);
-            (self.x, self.y) = (c.x, c.y);
-        } else {
-            *self = Anchored::of(c);
-        }
+        *self = Anchored::of(c);
     }
 }
 

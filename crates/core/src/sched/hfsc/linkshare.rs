@@ -298,7 +298,7 @@ impl Children {
     fn place_fitting(&mut self, slot: u32, vt: u64) {
         self.mark_stale(slot);
         self.vmax = self.vmax.max(vt);
-        self.fit.set(slot, vt);
+        self.fit.set_inlined(slot, vt);
     }
 
     /// Removes the child at `slot`, whose virtual time is `vt`, from the active set

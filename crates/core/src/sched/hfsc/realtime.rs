@@ -135,9 +135,9 @@ impl RealTime {
         // An idle leaf is in neither heap.
         let item = c as u32;
         if leaf.e <= now {
-            self.ready.set(item, leaf.d);
+            self.ready.set_inlined(item, leaf.d);
         } else {
-            self.pending.set(item, leaf.e);
+            self.pending.set_inlined(item, leaf.e);
         }
     }
 
@@ -157,10 +157,10 @@ impl RealTime {
                 leaf.e = leaf.eligible_time(rt);
                 leaf.d = leaf.deadline(rt, head);
                 if leaf.e <= now {
-                    self.ready.set(item, leaf.d);
+                    self.ready.set_inlined(item, leaf.d);
                 } else {
                     self.ready.remove(item);
-                    self.pending.set(item, leaf.e);
+                    self.pending.set_inlined(item, leaf.e);
                 }
             }
             None => {
@@ -180,7 +180,7 @@ impl RealTime {
                 debug_assert!(leaf.has_curve(), "served_by_ls: rt leaf");
                 leaf.d = leaf.deadline(curves.get(leaf.curve), head);
                 if self.ready.contains(c as u32) {
-                    self.ready.set(c as u32, leaf.d);
+                    self.ready.set_inlined(c as u32, leaf.d);
                 }
             }
             None => self.remove(c),
@@ -200,7 +200,7 @@ impl RealTime {
         {
             self.pending.remove(c);
             let d = self.leaves[c as usize].d;
-            self.ready.set(c, d);
+            self.ready.set_inlined(c, d);
         }
         self.ready.peek().map(|(c, _)| c as usize)
     }
