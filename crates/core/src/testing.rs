@@ -32,10 +32,10 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use crate::buffer::BufferConfig;
-use crate::hierarchy::{ClassId, ClassTree};
-use crate::sched::{DropReason, Dropped, Packet, PollAt, Scheduler};
+use crate::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use crate::sched::{DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::stats::Qdisc;
-use crate::units::{Duration, Instant};
+use crate::units::{Duration, Instant, Rate};
 
 /// A packet for tests: an id (unique per run) and a wire length in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -448,4 +448,28 @@ impl<S: Scheduler<TestPacket>> Harness<S> {
         }
         Ok(())
     }
+}
+
+/// Test fixture: the class tree of `specs` under a link named `link` of `rate`.
+///
+/// # Panics
+///
+/// With the build's problems, if the tree is invalid.
+pub fn tree(rate: Rate, specs: Vec<ClassSpec>) -> ClassTree {
+    let link = LinkSpec {
+        name: "link".into(),
+        rate,
+        origin: None,
+    };
+    ClassTree::build(link, specs).expect("valid tree")
+}
+
+/// Test fixture: enqueues `TestPacket { id, len }` in `class` at `now`.
+///
+/// # Panics
+///
+/// If the scheduler does not queue it.
+pub fn put<S: Scheduler<TestPacket>>(s: &mut S, now: Instant, class: ClassId, id: u64, len: u32) {
+    let r = s.enqueue(now, class, TestPacket { id, len }, &mut Vec::new());
+    assert!(matches!(r, Enqueue::Queued), "packet {id} refused: {r:?}");
 }

@@ -6,26 +6,18 @@
 //! trees through the conformance harness.
 
 use linkshare_core::buffer::BufferConfig;
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, Limit, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
 use linkshare_core::sched::cbq::Cbq;
 use linkshare_core::sched::{DropReason, Enqueue, PollAt, Scheduler};
 use linkshare_core::stats::Qdisc;
+use linkshare_core::testing::tree;
 use linkshare_core::testing::{Op, TestPacket, check};
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use proptest::prelude::*;
 
 const T0: Instant = Instant::ZERO;
 const MS: u64 = 1_000_000;
-
-fn tree(link: Rate, specs: Vec<ClassSpec>) -> ClassTree {
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: link,
-        origin: None,
-    };
-    ClassTree::build(link, specs).expect("valid tree")
-}
 
 /// A class with an allotted rate in Mbit/s and 1000-byte average packets.
 fn class(name: &str, parent: Option<&str>, mbit: u64) -> ClassSpec {

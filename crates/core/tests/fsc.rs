@@ -3,23 +3,15 @@
 //! SCED's starvation (the H-FSC paper's Fig. 3).
 
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec};
 use linkshare_core::sched::fsc::Fsc;
 use linkshare_core::sched::sced::Sced;
 use linkshare_core::sched::{Enqueue, Scheduler, SchedulerKind, build};
 use linkshare_core::testing::TestPacket;
+use linkshare_core::testing::tree;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 
 const MS: u64 = 1_000_000;
-
-fn tree(link: Rate, specs: Vec<ClassSpec>) -> ClassTree {
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: link,
-        origin: None,
-    };
-    ClassTree::build(link, specs).expect("valid tree")
-}
 
 /// A class kept backlogged from `from` on, with 1000 B packets.
 struct Greedy {

@@ -9,10 +9,11 @@ mod hfsc_common;
 
 use hfsc_common::{Arrival, Greedy, run};
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree};
 use linkshare_core::sched::hfsc::Hfsc;
 use linkshare_core::sched::{Enqueue, PollAt, Scheduler};
 use linkshare_core::testing::TestPacket;
+use linkshare_core::testing::tree;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use proptest::prelude::*;
 
@@ -20,15 +21,6 @@ const MS: u64 = 1_000_000;
 
 fn ms(x: u64) -> Instant {
     Instant(x * MS)
-}
-
-fn tree(link: Rate, specs: Vec<ClassSpec>) -> ClassTree {
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: link,
-        origin: None,
-    };
-    ClassTree::build(link, specs).expect("valid tree")
 }
 
 fn class(name: &str, parent: Option<&str>) -> ClassSpec {

@@ -4,25 +4,17 @@
 //! comment from the configuration, never taken from the program's output.
 
 use linkshare_core::buffer::BufferConfig;
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree};
 use linkshare_core::port::{EgressPort, Transmit};
 use linkshare_core::sched::htb::{Htb, HtbParams, MAX_QUANTUM, MIN_QUANTUM, Mode, QuantumClamp};
 use linkshare_core::sched::{Enqueue, PollAt, Scheduler, SchedulerKind, build};
+use linkshare_core::testing::tree;
 use linkshare_core::testing::{Op, TestPacket, check};
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
 const T0: Instant = Instant::ZERO;
-
-fn tree(link: Rate, specs: Vec<ClassSpec>) -> ClassTree {
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: link,
-        origin: None,
-    };
-    ClassTree::build(link, specs).expect("valid tree")
-}
 
 /// A class with `rate` and `ceil` in kbit/s (`ceil` 0: not given).
 fn class(name: &str, parent: Option<&str>, rate_kbit: u64, ceil_kbit: u64) -> ClassSpec {

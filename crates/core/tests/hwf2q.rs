@@ -2,10 +2,11 @@
 //! by hand, no catch-up burst after idling, consistency with flat WF2Q+, and the
 //! engine's bookkeeping under random operations.
 
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree};
 use linkshare_core::sched::wf2q::Wf2q;
 use linkshare_core::sched::{Enqueue, Scheduler, SchedulerKind, build};
 use linkshare_core::testing::TestPacket;
+use linkshare_core::testing::tree;
 use linkshare_core::units::{Bytes, Instant, Rate};
 use proptest::prelude::*;
 
@@ -14,15 +15,6 @@ fn class(name: &str, parent: Option<&str>, rate: Option<Rate>, weight: Option<u3
     s.rate = rate;
     s.weight = weight;
     s
-}
-
-fn tree(link: Rate, classes: Vec<ClassSpec>) -> ClassTree {
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: link,
-        origin: None,
-    };
-    ClassTree::build(link, classes).unwrap()
 }
 
 fn put<S: Scheduler<TestPacket>>(s: &mut S, now: Instant, class: ClassId, len: u32) {

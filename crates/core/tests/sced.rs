@@ -2,11 +2,12 @@
 //! punishment of Fig. 3, and an independent model of Eq. 2 for linear curves.
 
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec};
 use linkshare_core::sched::sced::Sced;
 use linkshare_core::sched::wf2q::Wf2q;
-use linkshare_core::sched::{Enqueue, Scheduler, SchedulerKind, build};
+use linkshare_core::sched::{Scheduler, SchedulerKind, build};
 use linkshare_core::testing::TestPacket;
+use linkshare_core::testing::{put, tree};
 use linkshare_core::units::{Duration, Instant, Rate};
 use proptest::prelude::*;
 
@@ -17,20 +18,6 @@ fn leaf(name: &str, rate: Option<Rate>, rt: Option<ServiceCurve>) -> ClassSpec {
     s.rate = rate;
     s.rt = rt;
     s
-}
-
-fn tree(link: Rate, classes: Vec<ClassSpec>) -> ClassTree {
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: link,
-        origin: None,
-    };
-    ClassTree::build(link, classes).unwrap()
-}
-
-fn put<S: Scheduler<TestPacket>>(s: &mut S, now: Instant, class: ClassId, id: u64, len: u32) {
-    let r = s.enqueue(now, class, TestPacket { id, len }, &mut Vec::new());
-    assert!(matches!(r, Enqueue::Queued));
 }
 
 #[test]

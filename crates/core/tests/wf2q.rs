@@ -1,10 +1,11 @@
 //! WF2Q+ against Bennett and Zhang's definition, with expected values computed by hand
 //! or by an independent fluid (GPS) reference.
 
-use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree};
 use linkshare_core::sched::wf2q::Wf2q;
-use linkshare_core::sched::{Enqueue, Scheduler, SchedulerKind, build};
+use linkshare_core::sched::{Scheduler, SchedulerKind, build};
 use linkshare_core::testing::TestPacket;
+use linkshare_core::testing::{put, tree};
 use linkshare_core::units::{Bytes, Instant, Rate};
 use proptest::prelude::*;
 
@@ -16,20 +17,6 @@ fn leaf(name: &str, rate: Option<Rate>, weight: Option<u32>) -> ClassSpec {
     s.rate = rate;
     s.weight = weight;
     s
-}
-
-fn tree(link: Rate, classes: Vec<ClassSpec>) -> ClassTree {
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: link,
-        origin: None,
-    };
-    ClassTree::build(link, classes).unwrap()
-}
-
-fn put<S: Scheduler<TestPacket>>(s: &mut S, now: Instant, class: ClassId, id: u64, len: u32) {
-    let r = s.enqueue(now, class, TestPacket { id, len }, &mut Vec::new());
-    assert!(matches!(r, Enqueue::Queued));
 }
 
 #[test]
