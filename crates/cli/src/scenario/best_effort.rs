@@ -12,7 +12,7 @@
 //! not count that as a violation on such a link.
 
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::hierarchy::{ClassId, ClassTree, weight_share};
 use linkshare_core::units::{Bytes, Duration, NANOS_PER_SEC, Rate};
 
 use super::reader::{Ctx, Sp, Value};
@@ -85,11 +85,10 @@ pub(crate) fn leaf_rates(tree: &ClassTree) -> Vec<Option<Rate>> {
             .sum();
         for &k in &parent.children {
             let class = tree.get(k);
-            let own = class.spec.rate.unwrap_or_else(|| {
-                let r = u128::from(reference[p.index()].bps()) * u128::from(class.weight())
-                    / u128::from(weights.max(1));
-                Rate(u64::try_from(r).unwrap_or(u64::MAX).max(1))
-            });
+            let own = class
+                .spec
+                .rate
+                .unwrap_or_else(|| weight_share(reference[p.index()], class.weight(), weights));
             reference[k.index()] = match (class.is_leaf(), class.spec.ls) {
                 (false, Some(ls)) => ls.m2,
                 _ => own,

@@ -43,8 +43,8 @@
 use super::hfsc::Hfsc;
 use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::curve::ServiceCurve;
-use crate::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
-use crate::units::{Instant, Rate};
+use crate::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec, weight_share};
+use crate::units::Instant;
 
 /// The FSC scheduler. See the [module docs](self).
 #[derive(Debug)]
@@ -107,16 +107,13 @@ fn leaf_curves(tree: &ClassTree) -> Vec<Option<ServiceCurve>> {
             }
             let s = &c.spec;
             Some(s.ls.or(s.rt).unwrap_or_else(|| {
-                ServiceCurve::linear(s.rate.unwrap_or_else(|| share(link, c.weight(), weights)))
+                ServiceCurve::linear(
+                    s.rate
+                        .unwrap_or_else(|| weight_share(link, c.weight(), weights)),
+                )
             }))
         })
         .collect()
-}
-
-/// `rate · weight / weights`, rounded down, at least 1 bit/s.
-fn share(rate: Rate, weight: u32, weights: u64) -> Rate {
-    let r = u128::from(rate.0) * u128::from(weight) / u128::from(weights.max(1));
-    Rate(u64::try_from(r).unwrap_or(u64::MAX).max(1))
 }
 
 impl<P: Packet> Scheduler<P> for Fsc<P> {

@@ -3,7 +3,7 @@
 //! with children).
 
 use crate::curve::ServiceCurve;
-use crate::hierarchy::{ClassId, ClassTree};
+use crate::hierarchy::{ClassId, ClassTree, weight_share};
 use crate::units::Rate;
 
 /// The curves of one class, defaults applied. `None` means the class has no such curve.
@@ -83,11 +83,9 @@ pub(super) fn resolve(tree: &ClassTree) -> Result<Vec<Curves>, String> {
             let ls = match (spec.ls, spec.rt) {
                 (Some(ls), _) => Some(ls),
                 (None, Some(_)) => None,
-                (None, None) => {
-                    Some(ServiceCurve::linear(spec.rate.unwrap_or_else(|| {
-                        share(reference[p.index()], class.weight(), weights)
-                    })))
-                }
+                (None, None) => Some(ServiceCurve::linear(spec.rate.unwrap_or_else(|| {
+                    weight_share(reference[p.index()], class.weight(), weights)
+                }))),
             };
             reference[k.index()] = ls.or(spec.rt).map_or(Rate::ZERO, |c| c.m2);
             curves[k.index()] = Curves {
@@ -99,10 +97,4 @@ pub(super) fn resolve(tree: &ClassTree) -> Result<Vec<Curves>, String> {
         }
     }
     Ok(curves)
-}
-
-/// `rate · weight / weights`, rounded down, at least 1 bit/s.
-fn share(rate: Rate, weight: u32, weights: u64) -> Rate {
-    let r = u128::from(rate.0) * u128::from(weight) / u128::from(weights.max(1));
-    Rate(u64::try_from(r).unwrap_or(u64::MAX).max(1))
 }
