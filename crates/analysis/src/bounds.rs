@@ -190,40 +190,12 @@ pub fn table2_tree(levels: u32) -> ClassTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linkshare_core::hierarchy::{ClassSpec, LinkSpec};
-    use linkshare_core::units::{Bytes, Rate};
-
-    fn fig1() -> ClassTree {
-        let c = |n: &str, p: Option<&str>, w: u32| {
-            let mut s = ClassSpec::new(n, p);
-            s.weight = Some(w);
-            s.max_packet = Some(Bytes(1500));
-            s
-        };
-        let link = LinkSpec {
-            name: "root".into(),
-            rate: Rate::from_gbit(1),
-            origin: None,
-        };
-        ClassTree::build(
-            link,
-            vec![
-                c("A", None, 300),
-                c("B", None, 300),
-                c("C", None, 400),
-                c("A1", Some("A"), 100),
-                c("A2", Some("A"), 200),
-                c("B1", Some("B"), 100),
-                c("B2", Some("B"), 200),
-            ],
-        )
-        .unwrap()
-    }
+    use linkshare_core::testing::hls_fig1;
 
     /// The paper's numbers for Fig. 1 (§VI-A and §VII).
     #[test]
     fn fig1_matches_the_paper() {
-        let t = fig1();
+        let t = hls_fig1();
         assert!((alpha_hls(&t) - 103.5).abs() < 1e-9, "{}", alpha_hls(&t));
         assert!((alpha_hdrr(&t, 1500) - 1522.5).abs() < 1e-9);
         assert!(

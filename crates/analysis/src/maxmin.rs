@@ -133,43 +133,11 @@ pub fn hmm_fair(tree: &ClassTree, leaf_request: &[f64]) -> HmmAllocation {
 mod tests {
     use super::*;
     use linkshare_core::hierarchy::{ClassSpec, LinkSpec};
+    use linkshare_core::testing::hls_fig1;
     use linkshare_core::units::Rate;
     use proptest::prelude::*;
 
     const INF: f64 = f64::INFINITY;
-
-    fn fig1(rates_mbit: &[(&str, Option<&str>, u32)]) -> ClassTree {
-        let specs = rates_mbit
-            .iter()
-            .map(|&(name, parent, w)| {
-                let mut s = ClassSpec::new(name, parent);
-                s.weight = Some(w);
-                s
-            })
-            .collect();
-        ClassTree::build(
-            LinkSpec {
-                name: "root".into(),
-                rate: Rate::from_gbit(1),
-                origin: None,
-            },
-            specs,
-        )
-        .unwrap()
-    }
-
-    /// The Fig. 1 hierarchy of the HLS paper with weights = guarantees in Mbit/s.
-    fn hls_fig1() -> ClassTree {
-        fig1(&[
-            ("A", None, 300),
-            ("B", None, 300),
-            ("C", None, 400),
-            ("A1", Some("A"), 100),
-            ("A2", Some("A"), 200),
-            ("B1", Some("B"), 100),
-            ("B2", Some("B"), 200),
-        ])
-    }
 
     fn alloc_mbit(tree: &ClassTree, greedy: &[&str]) -> Vec<(String, f64)> {
         let mut req = vec![0.0; tree.len()];

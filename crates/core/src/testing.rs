@@ -35,7 +35,7 @@ use crate::buffer::BufferConfig;
 use crate::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
 use crate::sched::{DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::stats::Qdisc;
-use crate::units::{Duration, Instant, Rate};
+use crate::units::{Bytes, Duration, Instant, Rate};
 
 /// A packet for tests: an id (unique per run) and a wire length in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -472,4 +472,31 @@ pub fn tree(rate: Rate, specs: Vec<ClassSpec>) -> ClassTree {
 pub fn put<S: Scheduler<TestPacket>>(s: &mut S, now: Instant, class: ClassId, id: u64, len: u32) {
     let r = s.enqueue(now, class, TestPacket { id, len }, &mut Vec::new());
     assert!(matches!(r, Enqueue::Queued), "packet {id} refused: {r:?}");
+}
+
+/// Test fixture: the class hierarchy of the HLS paper's Fig. 1 on a 1 Gbit/s link named
+/// `root`, with weights equal to the guarantees in Mbit/s (A 300: A1 100, A2 200;
+/// B 300: B1 100, B2 200; C 400) and 1500-byte maximum packets.
+pub fn hls_fig1() -> ClassTree {
+    let class = |name: &str, parent: Option<&str>, weight: u32| {
+        let mut s = ClassSpec::new(name, parent);
+        s.weight = Some(weight);
+        s.max_packet = Some(Bytes(1500));
+        s
+    };
+    let link = LinkSpec {
+        name: "root".into(),
+        rate: Rate::from_gbit(1),
+        origin: None,
+    };
+    let specs = vec![
+        class("A", None, 300),
+        class("B", None, 300),
+        class("C", None, 400),
+        class("A1", Some("A"), 100),
+        class("A2", Some("A"), 200),
+        class("B1", Some("B"), 100),
+        class("B2", Some("B"), 200),
+    ];
+    ClassTree::build(link, specs).expect("Fig. 1 is a valid tree")
 }

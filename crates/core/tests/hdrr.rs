@@ -4,7 +4,7 @@
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
 use linkshare_core::sched::hdrr::Hdrr;
 use linkshare_core::sched::{Enqueue, Scheduler, SchedulerKind, build};
-use linkshare_core::testing::TestPacket;
+use linkshare_core::testing::{TestPacket, hls_fig1};
 use linkshare_core::units::{Bytes, Instant, Rate};
 
 const T0: Instant = Instant::ZERO;
@@ -15,27 +15,6 @@ fn class(name: &str, parent: Option<&str>, weight: u32) -> ClassSpec {
     s.weight = Some(weight);
     s.max_packet = Some(Bytes(1500));
     s
-}
-
-fn fig1() -> ClassTree {
-    let link = LinkSpec {
-        name: "root".into(),
-        rate: Rate::from_gbit(1),
-        origin: None,
-    };
-    ClassTree::build(
-        link,
-        vec![
-            class("A", None, 300),
-            class("B", None, 300),
-            class("C", None, 400),
-            class("A1", Some("A"), 100),
-            class("A2", Some("A"), 200),
-            class("B1", Some("B"), 100),
-            class("B2", Some("B"), 200),
-        ],
-    )
-    .unwrap()
 }
 
 fn put(h: &mut Hdrr<TestPacket>, class: ClassId, id: u64, len: u32) {
@@ -50,7 +29,7 @@ fn put(h: &mut Hdrr<TestPacket>, class: ClassId, id: u64, len: u32) {
 /// 12 of C.
 #[test]
 fn visiting_order_interleaves_by_weight() {
-    let t = fig1();
+    let t = hls_fig1();
     let mut h = Hdrr::new(&t).unwrap();
     let mut id = 0;
     for leaf in LEAVES {
@@ -78,7 +57,7 @@ fn visiting_order_interleaves_by_weight() {
 /// alpha(HDRR)) over every interval, with random packet sizes.
 #[test]
 fn fig1_sibling_fairness_within_theorem_4() {
-    let t = fig1();
+    let t = hls_fig1();
     let mut h = Hdrr::new(&t).unwrap();
     let (a1, a2) = (t.id_of("A1").unwrap(), t.id_of("A2").unwrap());
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;

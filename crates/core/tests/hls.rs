@@ -5,7 +5,7 @@
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
 use linkshare_core::sched::hls::Hls;
 use linkshare_core::sched::{Enqueue, Scheduler};
-use linkshare_core::testing::TestPacket;
+use linkshare_core::testing::{TestPacket, hls_fig1};
 use linkshare_core::units::{Bytes, Instant, Rate};
 use proptest::prelude::*;
 
@@ -25,19 +25,6 @@ fn tree(specs: Vec<ClassSpec>) -> ClassTree {
         origin: None,
     };
     ClassTree::build(link, specs).expect("valid tree")
-}
-
-/// The Fig. 1 hierarchy of the HLS paper, weights = guarantees in Mbit/s, L_max 1500 B.
-fn fig1() -> ClassTree {
-    tree(vec![
-        class("A", None, 300, 1500),
-        class("B", None, 300, 1500),
-        class("C", None, 400, 1500),
-        class("A1", Some("A"), 100, 1500),
-        class("A2", Some("A"), 200, 1500),
-        class("B1", Some("B"), 100, 1500),
-        class("B2", Some("B"), 200, 1500),
-    ])
 }
 
 fn put(h: &mut Hls<TestPacket>, class: ClassId, id: u64, len: u32) {
@@ -104,7 +91,7 @@ fn arrival_mid_round_waits_for_next_round() {
 /// distributes it (the published Linux module has no surplus round).
 #[test]
 fn surplus_rounds_run_and_keep_the_invariant() {
-    let t = fig1();
+    let t = hls_fig1();
     let id = |n: &str| t.id_of(n).unwrap();
     let mut h = Hls::new(&t);
     let mut next_id = 0;
@@ -133,7 +120,7 @@ fn surplus_rounds_run_and_keep_the_invariant() {
 /// A-bar = 3300 + 300 * 12 = 6900, alpha(A1, A2) = 6900/100 + 6900/200 = 103.5).
 #[test]
 fn fig1_sibling_fairness_within_theorem_3() {
-    let t = fig1();
+    let t = hls_fig1();
     let leaves = ["A1", "A2", "B1", "B2", "C"];
     let mut h = Hls::new(&t);
     let mut sent = vec![0u64; t.len()];
@@ -190,7 +177,7 @@ fn fig1_sibling_fairness_within_theorem_3() {
 /// §VIII-C: A1, B2 and C greedy share 3:3:4; with C idle, A1 and B2 share 1:1.
 #[test]
 fn exp2_allocation_follows_hmm_fairness() {
-    let t = fig1();
+    let t = hls_fig1();
     let id = |n: &str| t.id_of(n).unwrap();
     let share = |active: &[&str]| {
         let mut h = Hls::new(&t);
