@@ -97,58 +97,43 @@ source = { type = "cbr", rate = "1mbit", size = "1000b" }
     }
 }
 
+/// Runs `linkshare args` in `cwd` and checks it exits with status 2 and says `needle`
+/// on stderr.
+fn exits_2_saying(args: &[&str], cwd: &Path, needle: &str) {
+    let o = linkshare(args, cwd);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+}
+
 #[test]
 fn usage_and_io_errors_exit_2() {
     let dir = TempDir::new("usage");
-    let o = linkshare(&["run"], dir.path());
-    assert_eq!(o.status.code(), Some(2));
-    let o = linkshare(&["frobnicate"], dir.path());
-    assert_eq!(o.status.code(), Some(2));
-    let o = linkshare(&["validate", "does-not-exist.toml"], dir.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("cannot read the scenario file does-not-exist.toml"),
-        "{}",
-        stderr(&o)
+    exits_2_saying(&["run"], dir.path(), "");
+    exits_2_saying(&["frobnicate"], dir.path(), "");
+    exits_2_saying(
+        &["validate", "does-not-exist.toml"],
+        dir.path(),
+        "cannot read the scenario file does-not-exist.toml",
     );
     let path = dir.file("s.toml", ISOLATED);
-    let o = linkshare(
-        &["run", path.to_str().unwrap(), "--scheduler", "nope"],
+    let path = path.to_str().unwrap();
+    exits_2_saying(
+        &["run", path, "--scheduler", "nope"],
         dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("field `--scheduler`: unknown scheduler `nope`; known schedulers: "),
-        "{}",
-        stderr(&o)
+        "field `--scheduler`: unknown scheduler `nope`; known schedulers: ",
     );
     // The output directory cannot be created inside a file.
-    let o = linkshare(
-        &[
-            "run",
-            path.to_str().unwrap(),
-            "--out",
-            path.join("x").to_str().unwrap(),
-        ],
+    let inside_a_file = format!("{path}/x");
+    exits_2_saying(
+        &["run", path, "--out", &inside_a_file],
         dir.path(),
+        "cannot create the output directory",
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("cannot create the output directory"),
-        "{}",
-        stderr(&o)
-    );
-    let o = linkshare(
-        &[
-            "compare",
-            path.to_str().unwrap(),
-            "--schedulers",
-            "fifo,fifo",
-        ],
+    exits_2_saying(
+        &["compare", path, "--schedulers", "fifo,fifo"],
         dir.path(),
+        "listed twice",
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("listed twice"), "{}", stderr(&o));
 }
 
 #[test]
