@@ -43,8 +43,7 @@ mod piecewise;
 
 use linkshare_core::curve::{RuntimeCurve, ServiceCurve};
 use linkshare_core::hierarchy::{ClassId, ClassTree};
-use linkshare_core::sched::Packet;
-use linkshare_core::sched::hfsc::{Curves, Hfsc};
+use linkshare_core::sched::hfsc::{Curves, resolve_curves};
 use linkshare_core::units::{Bytes, Duration, Rate};
 
 use piecewise::first_excess;
@@ -175,26 +174,11 @@ impl LinkAdmission {
     }
 }
 
-/// A packet type used only to build H-FSC for its curves.
-struct Probe;
-
-impl Packet for Probe {
-    fn wire_len(&self) -> u32 {
-        0
-    }
-}
-
 /// The curves of every class by index, as H-FSC resolves them, or as written (and why
 /// H-FSC refuses them).
 fn resolve(tree: &ClassTree) -> (Vec<Curves>, Option<String>) {
-    match Hfsc::<Probe>::new(tree) {
-        Ok(h) => (
-            tree.classes()
-                .iter()
-                .map(|c| h.curves(c.id).copied().unwrap_or_default())
-                .collect(),
-            None,
-        ),
+    match resolve_curves(tree) {
+        Ok(curves) => (curves, None),
         Err(e) => (
             tree.classes()
                 .iter()
@@ -204,7 +188,7 @@ fn resolve(tree: &ClassTree) -> (Vec<Curves>, Option<String>) {
                     ul: c.spec.ul,
                 })
                 .collect(),
-            Some(e.message),
+            Some(e.to_string()),
         ),
     }
 }

@@ -64,7 +64,7 @@ fn base_builds_the_expected_config() {
     assert_eq!(l.name, "link");
     assert_eq!(l.rate, Rate(10_000_000));
     assert_eq!((l.from.0, l.to.0), (0, 1));
-    assert_eq!(l.scheduler, SchedulerKind::Fifo);
+    assert_eq!(l.scheduler, SchedulerKind::Fifo.into());
     assert_eq!(l.buffer.shared, None);
     assert_eq!(l.delay, Duration::ZERO);
     let names: Vec<&str> = l.classes.classes().iter().map(|c| c.name()).collect();
@@ -388,10 +388,10 @@ fn scheduler_defaults_and_overrides() {
         "duration = \"10s\"",
         &format!("duration = \"10s\"\nscheduler = \"{last}\""),
     );
-    assert_eq!(load(&text).unwrap().config.links[0].scheduler, last);
+    assert_eq!(load(&text).unwrap().config.links[0].scheduler, last.into());
     let mut s = load(BASE).unwrap();
     s.set_scheduler(last, "--scheduler").unwrap();
-    assert_eq!(s.config.links[0].scheduler, last);
+    assert_eq!(s.config.links[0].scheduler, last.into());
 }
 
 #[test]

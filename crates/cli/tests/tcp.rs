@@ -121,8 +121,8 @@ fn one_link_tcp_gets_a_reverse_link_and_merged_parameters() {
     assert_eq!(rev.rate, Rate(10_000_000));
     assert_eq!(rev.delay, Duration::from_millis(5));
     // The file's default scheduler is DRR; the acknowledgements' link stays FIFO.
-    assert_eq!(fwd.scheduler, SchedulerKind::Drr);
-    assert_eq!(rev.scheduler, SchedulerKind::Fifo);
+    assert_eq!(fwd.scheduler, SchedulerKind::Drr.into());
+    assert_eq!(rev.scheduler, SchedulerKind::Fifo.into());
     assert_eq!(rev.buffer.shared, None);
     let ack = rev.classes.id_of("ack").unwrap();
     assert_eq!(rev.classes.leaves(), &[ack]);
@@ -161,8 +161,8 @@ fn one_link_tcp_gets_a_reverse_link_and_merged_parameters() {
 fn overriding_the_scheduler_leaves_the_ack_link_alone() {
     let mut s = load(ONE_LINK).unwrap();
     s.set_scheduler(SchedulerKind::Prio, "--scheduler").unwrap();
-    assert_eq!(s.config.links[0].scheduler, SchedulerKind::Prio);
-    assert_eq!(s.config.links[1].scheduler, SchedulerKind::Fifo);
+    assert_eq!(s.config.links[0].scheduler, SchedulerKind::Prio.into());
+    assert_eq!(s.config.links[1].scheduler, SchedulerKind::Fifo.into());
 }
 
 #[test]

@@ -142,10 +142,18 @@ pub struct Qdisc<P, S> {
 }
 
 impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
-    /// Wraps `sched`, built for `tree`, with the buffer policy `buffer`.
+    /// Wraps `sched`, built for `tree`, with the buffer policy `buffer` and the classes'
+    /// limits. A discipline that keeps its own buffer ([`Scheduler::owns_buffer`]) gets
+    /// neither: its settings bound its backlog.
     pub fn new(tree: &ClassTree, sched: S, buffer: BufferConfig) -> Qdisc<P, S> {
         let n = tree.len();
         let classes = tree.classes();
+        let owns_buffer = sched.owns_buffer();
+        let buffer = if owns_buffer {
+            BufferConfig::default()
+        } else {
+            buffer
+        };
         let push_out = buffer.shared.is_some() && buffer.overflow == Overflow::PushOutLongest;
         Qdisc {
             sched,
@@ -156,7 +164,7 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
                 .map(|c| Admission {
                     is_leaf: c.is_leaf(),
                     max_packet: c.max_packet(),
-                    limit: c.spec.limit,
+                    limit: c.spec.limit.filter(|_| !owns_buffer),
                 })
                 .collect(),
             buffer,

@@ -134,5 +134,5 @@ fn too_many_slots_is_a_build_error() {
     let err = build::<TestPacket>(SchedulerKind::Hdrr, &t)
         .err()
         .expect("refused");
-    assert!(err.message.contains("use smaller weights"), "{err}");
+    assert!(err.to_string().contains("use smaller weights"), "{err}");
 }

@@ -384,7 +384,9 @@ fn levels_are_top_down_and_at_most_eight() {
     let err = Htb::<TestPacket>::new(&chain(8)).unwrap_err();
     assert_eq!(err.kind, SchedulerKind::Htb);
     assert!(
-        err.message.contains("`c8` is 8 levels below the link") && err.message.contains("8 levels"),
+        err.to_string()
+            .contains("class `c8`, field `parent`: the class is 8 levels below the link")
+            && err.to_string().contains("8 levels"),
         "{err}"
     );
     assert!(build::<TestPacket>(SchedulerKind::Htb, &chain(9)).is_err());
@@ -510,7 +512,11 @@ fn unconfigured_classes_get_a_share_and_the_parents_ceil() {
         vec![class("all", None, 10_000, 0), ClassSpec::new("none", None)],
     ))
     .unwrap_err();
-    assert!(err.message.contains("class `none` has no rate"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("class `none`, field `rate`: the class has no rate"),
+        "{err}"
+    );
 }
 
 /// Packets for interior classes are refused; a leaf emptied by a push-out leaves no

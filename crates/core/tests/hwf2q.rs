@@ -113,7 +113,7 @@ fn rates_come_from_the_parent_by_weight() {
         .err()
         .expect("a2 has no share");
     assert!(
-        err.message.contains("`a2`") && err.message.contains("`A`"),
+        err.to_string().contains("`a2`") && err.to_string().contains("`A`"),
         "{err}"
     );
 }

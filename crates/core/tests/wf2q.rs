@@ -46,7 +46,7 @@ fn rates_are_explicit_or_weight_shares_of_the_link() {
     let err = build::<TestPacket>(SchedulerKind::Wf2q, &full)
         .err()
         .expect("b's share is zero");
-    assert!(err.message.contains("class `b`"), "{err}");
+    assert!(err.to_string().contains("class `b`"), "{err}");
 }
 
 /// Two greedy leaves with rates 1 : 3 on 4 Mbit/s and 1000 B packets. Both are always

@@ -42,7 +42,7 @@ fn bottleneck() -> SimConfig {
             delay: Duration::from_micros(100),
             overhead: Bytes::ZERO,
             classes: Arc::clone(&tree),
-            scheduler: SchedulerKind::Drr,
+            scheduler: SchedulerKind::Drr.into(),
             buffer: BufferConfig::default(),
         }],
         flows: tree

@@ -169,7 +169,7 @@ pub struct Segment {
 ///
 /// Every callback receives the current instant through `ctx`. The callbacks with
 /// default (empty) bodies are the ones plain open-loop sources ignore.
-pub trait Agent: fmt::Debug {
+pub trait Agent: fmt::Debug + Send {
     /// An ON interval of the flow's schedule starts now.
     fn on_start(&mut self, ctx: &mut Ctx<'_>);
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassId, ClassTree};
-use linkshare_core::sched::SchedulerKind;
+use linkshare_core::sched::SchedulerConfig;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 
 /// Index of a node in [`SimConfig::nodes`].
@@ -66,8 +66,8 @@ pub struct LinkConfig {
     pub overhead: Bytes,
     /// The class hierarchy of the egress port; its root rate equals `rate`.
     pub classes: Arc<ClassTree>,
-    /// The discipline of the egress port.
-    pub scheduler: SchedulerKind,
+    /// The discipline of the egress port, with its settings.
+    pub scheduler: SchedulerConfig,
     /// The shared buffer of the egress port.
     pub buffer: BufferConfig,
 }

@@ -49,7 +49,7 @@ use crate::{report, source, tcp, validate};
 const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// The discipline of a link's egress port.
-pub type SimScheduler = Box<dyn Scheduler<SimPacket>>;
+pub type SimScheduler = Box<dyn Scheduler<SimPacket> + Send>;
 
 /// The port type of every link.
 pub(crate) type Port = EgressPort<SimPacket, SimScheduler>;
@@ -180,12 +180,12 @@ impl Simulator {
     /// Nothing runs yet.
     pub fn new(config: &SimConfig) -> Result<Simulator, SimError> {
         Simulator::with_schedulers(config, &mut |link: &LinkConfig| {
-            linkshare_core::sched::build(link.scheduler, &link.classes)
+            link.scheduler.build(&link.classes)
         })
     }
 
     /// Like [`Simulator::new`], but each link's discipline is built by `build` instead
-    /// of by [`linkshare_core::sched::build`] from `LinkConfig::scheduler`: for
+    /// of from `LinkConfig::scheduler`: for
     /// disciplines outside the registry (research prototypes, test doubles). The
     /// discipline must be built for the link's class tree; results name it by
     /// [`Scheduler::name`].

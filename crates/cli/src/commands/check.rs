@@ -71,12 +71,12 @@ pub fn admissions(scenario: &Scenario) -> Vec<LinkCheck<'_>> {
             let options = Options {
                 declared_bursts: notes.rt_bursts.clone(),
                 relative_link_sharing: notes.best_effort.is_some()
-                    || link.scheduler == SchedulerKind::Fsc,
+                    || link.scheduler.kind() == SchedulerKind::Fsc,
             };
             LinkCheck {
                 name: &link.name,
                 tree: &link.classes,
-                scheduler: link.scheduler,
+                scheduler: link.scheduler.kind(),
                 relative_link_sharing: options.relative_link_sharing,
                 admission: admission::check(&link.classes, &options),
             }

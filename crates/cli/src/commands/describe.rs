@@ -47,7 +47,7 @@ pub fn describe(s: &Scenario) -> String {
             link.rate,
             link.delay,
             link.overhead,
-            link.scheduler
+            link.scheduler.kind()
         );
         let mut lines = Vec::new();
         tree(&mut lines, &link.classes, ClassId::ROOT, "  ", "");

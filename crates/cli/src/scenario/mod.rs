@@ -103,7 +103,7 @@ impl Scenario {
         let skip: Vec<bool> = (0..self.config.links.len()).map(ack_path).collect();
         for (link, skip) in self.config.links.iter_mut().zip(skip) {
             if !skip {
-                link.scheduler = kind;
+                link.scheduler = kind.into();
             }
         }
         Ok(())

@@ -30,7 +30,7 @@
 //!   weighted round robin is scale-invariant, so the visiting order is identical to the
 //!   one with the weights as given (the paper's Fig. 1 weights 300:300:400 give the same
 //!   order as 3:3:4), only the memory is smaller. A hierarchy whose reduced weights still
-//!   need more than [`MAX_SLOTS`] slots is refused with a [`super::BuildError`].
+//!   need more than [`MAX_SLOTS`] slots is refused with a [`BuildError`].
 //!
 //! # Cost
 //!
@@ -40,7 +40,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::Instant;
 
@@ -66,29 +66,14 @@ pub struct Hdrr<P> {
 }
 
 impl<P: Packet> Hdrr<P> {
-    /// HDRR for `tree`, or why the hierarchy's slot sequences would be too long.
-    pub fn new(tree: &ClassTree) -> Result<Hdrr<P>, String> {
+    /// HDRR for `tree`, or why the hierarchy's slot sequences would be too long (see
+    /// [`validate`]).
+    pub fn new(tree: &ClassTree) -> Result<Hdrr<P>, BuildError> {
         let classes = tree.classes();
         let mut start = Vec::with_capacity(classes.len() + 1);
         let mut slots = Vec::new();
-        for c in classes {
+        for (c, reduced) in classes.iter().zip(reduced_weights(tree)?) {
             start.push(slots.len() as u32);
-            let weights: Vec<u64> = c
-                .children
-                .iter()
-                .map(|k| u64::from(tree.get(*k).weight()))
-                .collect();
-            let g = weights.iter().copied().fold(0, gcd);
-            let reduced: Vec<u64> = weights.iter().map(|w| w / g.max(1)).collect();
-            let total: u64 = reduced.iter().sum();
-            if slots.len() as u64 + total > MAX_SLOTS as u64 {
-                return Err(format!(
-                    "the weights of the children of `{}` need {total} round-robin slots even after \
-                     dividing by their common divisor {g}; HDRR supports {MAX_SLOTS} in all: use \
-                     smaller weights with the same ratios",
-                    c.name()
-                ));
-            }
             interleave(&c.children, &reduced, &mut slots);
         }
         start.push(slots.len() as u32);
@@ -171,6 +156,49 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// Appends the smooth weighted round-robin sequence of `children` with `weights`.
+/// Checks that HDRR can be built for `tree`: the slot sequences of all classes together
+/// (each class's children's weights divided by their greatest common divisor) must not
+/// exceed [`MAX_SLOTS`].
+pub fn validate(tree: &ClassTree) -> Result<(), BuildError> {
+    reduced_weights(tree).map(drop)
+}
+
+/// For every class in id order, its children's weights divided by their greatest
+/// common divisor (the number of round-robin slots each child gets); fails when they
+/// add up to more than [`MAX_SLOTS`].
+fn reduced_weights(tree: &ClassTree) -> Result<Vec<Vec<u64>>, BuildError> {
+    let mut used = 0u64;
+    let mut all = Vec::with_capacity(tree.len());
+    for c in tree.classes() {
+        let weights: Vec<u64> = c
+            .children
+            .iter()
+            .map(|k| u64::from(tree.get(*k).weight()))
+            .collect();
+        let g = weights.iter().copied().fold(0, gcd);
+        let reduced: Vec<u64> = weights.iter().map(|w| w / g.max(1)).collect();
+        let total: u64 = reduced.iter().sum();
+        used += total;
+        if used > MAX_SLOTS as u64 {
+            return Err(BuildError::class(
+                SchedulerKind::Hdrr,
+                tree,
+                c.id,
+                "weight",
+                format!(
+                    "the weights of the children of `{}` need {total} round-robin slots even \
+                     after dividing by their common divisor {g}, and HDRR supports {MAX_SLOTS} \
+                     in all",
+                    c.name()
+                ),
+                "use smaller weights with the same ratios".to_owned(),
+            ));
+        }
+        all.push(reduced);
+    }
+    Ok(all)
+}
+
 fn interleave(children: &[ClassId], weights: &[u64], out: &mut Vec<u32>) {
     let total: i64 = weights.iter().sum::<u64>() as i64;
     let mut credit = vec![0i64; children.len()];

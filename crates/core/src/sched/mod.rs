@@ -5,7 +5,12 @@
 //! A scheduler owns its queues and never reads a clock; every call takes `now`, and
 //! successive calls never go back in time.
 //!
-//! * [`Scheduler::enqueue`] offers a packet to a **leaf** class. The result is
+//! * [`Scheduler::enqueue`] offers a packet to a **leaf** class. [`crate::Qdisc`]
+//!   guarantees every discipline that `class` is a leaf of the tree it was built for and
+//!   that the packet is no longer than the class's maximum packet size (it drops other
+//!   arrivals itself, as [`DropReason::NotALeaf`] and [`DropReason::TooLarge`]); a
+//!   discipline driven without a `Qdisc` must be given the same guarantee, and may panic
+//!   without it. The result is
 //!   [`Enqueue::Queued`] or [`Enqueue::Dropped`] with the packet and a [`DropReason`]:
 //!   a drop is a value, never an error or a silent loss. A discipline whose drop rule may
 //!   pick a packet other than the arrival (Keshav's largest bid, push-out) hands such
@@ -42,7 +47,9 @@ pub mod ring;
 pub mod sced;
 pub mod wf2q;
 
-pub use registry::{BuildError, SchedulerKind, UnknownScheduler, build};
+pub use registry::{
+    BuildError, SchedulerConfig, SchedulerKind, UnknownScheduler, build, class_problem,
+};
 
 use crate::hierarchy::ClassId;
 use crate::units::{Bytes, Instant};
@@ -196,6 +203,17 @@ pub trait Scheduler<P: Packet> {
     fn arrival_refused(&mut self, now: Instant, class: ClassId) {
         let _ = (now, class);
     }
+
+    /// Whether the discipline keeps its own buffer and decides every drop itself
+    /// (JoBS's loss feedback, Keshav's largest-bid drop). [`crate::Qdisc`] asks once, when
+    /// it wraps the discipline, and then applies neither class limits nor its shared
+    /// limit: the discipline refuses arrivals through [`Enqueue::Dropped`] and drops
+    /// queued packets through `evicted`, each with its reason, and must bound its own
+    /// backlog (its settings say how; validation refuses an unbounded one). The default,
+    /// `false`, leaves the buffer to the qdisc's policies ([`crate::buffer`]).
+    fn owns_buffer(&self) -> bool {
+        false
+    }
 }
 
 impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
@@ -232,6 +250,9 @@ impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
     #[inline]
     fn arrival_refused(&mut self, now: Instant, class: ClassId) {
         (**self).arrival_refused(now, class);
+    }
+    fn owns_buffer(&self) -> bool {
+        (**self).owns_buffer()
     }
 }
 

@@ -1,4 +1,5 @@
-//! Building a discipline by name, for scenario files and the command line.
+//! Disciplines by name ([`SchedulerKind`]), with their typed settings
+//! ([`SchedulerConfig`]), validated and built for a class tree.
 
 use std::fmt;
 use std::str::FromStr;
@@ -11,11 +12,12 @@ use super::hdrr::Hdrr;
 use super::hfsc::Hfsc;
 use super::hls::Hls;
 use super::htb::Htb;
+use super::htb::HtbParams;
 use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
 use super::{Packet, Scheduler};
-use crate::hierarchy::ClassTree;
+use crate::hierarchy::{ClassId, ClassTree, ConfigError};
 
 /// Every discipline that can be named in a scenario or on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,54 +131,204 @@ impl FromStr for SchedulerKind {
     }
 }
 
-/// Why a discipline cannot be built for a tree (for example a flat discipline given a
-/// hierarchy it cannot honour).
+/// Why a discipline cannot be built for a tree: every problem found, each naming the
+/// class, the field, where it was written (when known), what is wrong and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuildError {
     /// The discipline.
     pub kind: SchedulerKind,
-    /// What is wrong and how to fix it.
-    pub message: String,
+    /// The problems, in the order they were found (at least one).
+    pub problems: Vec<ConfigError>,
+}
+
+impl BuildError {
+    /// One problem of `kind` with class `class` of `tree`, field `field`; the origin is
+    /// where the class wrote `field` (or the class itself), when known.
+    pub fn class(
+        kind: SchedulerKind,
+        tree: &ClassTree,
+        class: ClassId,
+        field: &'static str,
+        problem: String,
+        fix: String,
+    ) -> BuildError {
+        BuildError {
+            kind,
+            problems: vec![class_problem(tree, class, field, problem, fix)],
+        }
+    }
+}
+
+/// A [`ConfigError`] about `field` of `class` of `tree`.
+pub fn class_problem(
+    tree: &ClassTree,
+    class: ClassId,
+    field: &'static str,
+    problem: String,
+    fix: String,
+) -> ConfigError {
+    let spec = &tree.get(class).spec;
+    ConfigError {
+        class: spec.name.clone(),
+        field,
+        origin: spec.origin_of(field).cloned(),
+        problem,
+        fix,
+    }
 }
 
 impl fmt::Display for BuildError {
+    /// One line per problem: `FILE:LINE:COL: scheduler `K`: class `C`, field `F`:
+    /// problem; fix`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "scheduler `{}`: {}", self.kind, self.message)
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            if let Some(o) = &p.origin {
+                write!(f, "{o}: ")?;
+            }
+            write!(
+                f,
+                "scheduler `{}`: class `{}`, field `{}`: {}; {}",
+                self.kind, p.class, p.field, p.problem, p.fix
+            )?;
+        }
+        Ok(())
     }
 }
 
 impl std::error::Error for BuildError {}
 
-/// Builds the discipline `kind` for `tree`.
-pub fn build<P: Packet + 'static>(
+/// A discipline with its typed settings: what a link's egress port runs.
+///
+/// Settings that belong to one discipline live in its variant, not in
+/// [`crate::hierarchy::ClassSpec`] (which holds what several disciplines share: weights,
+/// rates, curves, priorities, limits). [`SchedulerConfig::validate`] checks the
+/// settings against a tree without building anything; [`SchedulerConfig::build`]
+/// builds the discipline, failing exactly when `validate` does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchedulerConfig {
+    /// [`Fifo`].
+    Fifo,
+    /// [`Prio`].
+    Prio,
+    /// [`Drr`].
+    Drr,
+    /// [`Hls`].
+    Hls,
+    /// [`Hdrr`].
+    Hdrr,
+    /// [`Htb`] with its qdisc-wide parameters.
+    Htb(HtbParams),
+    /// [`Cbq`].
+    Cbq,
+    /// [`Hfsc`].
+    Hfsc,
+    /// [`Fsc`].
+    Fsc,
+    /// [`Wf2q`] (flat).
+    Wf2q,
+    /// [`Wf2q::hierarchical`] (H-WF2Q+).
+    Hwf2q,
+    /// [`Sced`].
+    Sced,
+    /// [`Sced::virtual_clock`].
+    VirtualClock,
+}
+
+impl From<SchedulerKind> for SchedulerConfig {
+    /// The discipline with its default settings (tc's, where tc has the discipline).
+    fn from(kind: SchedulerKind) -> SchedulerConfig {
+        match kind {
+            SchedulerKind::Fifo => SchedulerConfig::Fifo,
+            SchedulerKind::Prio => SchedulerConfig::Prio,
+            SchedulerKind::Drr => SchedulerConfig::Drr,
+            SchedulerKind::Hls => SchedulerConfig::Hls,
+            SchedulerKind::Hdrr => SchedulerConfig::Hdrr,
+            SchedulerKind::Htb => SchedulerConfig::Htb(HtbParams::default()),
+            SchedulerKind::Cbq => SchedulerConfig::Cbq,
+            SchedulerKind::Hfsc => SchedulerConfig::Hfsc,
+            SchedulerKind::Fsc => SchedulerConfig::Fsc,
+            SchedulerKind::Wf2q => SchedulerConfig::Wf2q,
+            SchedulerKind::Hwf2q => SchedulerConfig::Hwf2q,
+            SchedulerKind::Sced => SchedulerConfig::Sced,
+            SchedulerKind::VirtualClock => SchedulerConfig::VirtualClock,
+        }
+    }
+}
+
+impl SchedulerConfig {
+    /// Which discipline this is.
+    pub const fn kind(&self) -> SchedulerKind {
+        match self {
+            SchedulerConfig::Fifo => SchedulerKind::Fifo,
+            SchedulerConfig::Prio => SchedulerKind::Prio,
+            SchedulerConfig::Drr => SchedulerKind::Drr,
+            SchedulerConfig::Hls => SchedulerKind::Hls,
+            SchedulerConfig::Hdrr => SchedulerKind::Hdrr,
+            SchedulerConfig::Htb(_) => SchedulerKind::Htb,
+            SchedulerConfig::Cbq => SchedulerKind::Cbq,
+            SchedulerConfig::Hfsc => SchedulerKind::Hfsc,
+            SchedulerConfig::Fsc => SchedulerKind::Fsc,
+            SchedulerConfig::Wf2q => SchedulerKind::Wf2q,
+            SchedulerConfig::Hwf2q => SchedulerKind::Hwf2q,
+            SchedulerConfig::Sced => SchedulerKind::Sced,
+            SchedulerConfig::VirtualClock => SchedulerKind::VirtualClock,
+        }
+    }
+
+    /// Checks that the discipline can be built for `tree` with these settings, without
+    /// building it: `build` fails exactly when this does, with the same error.
+    pub fn validate(&self, tree: &ClassTree) -> Result<(), BuildError> {
+        match self {
+            SchedulerConfig::Fifo
+            | SchedulerConfig::Prio
+            | SchedulerConfig::Drr
+            | SchedulerConfig::Hls
+            | SchedulerConfig::Cbq
+            | SchedulerConfig::Fsc => Ok(()),
+            SchedulerConfig::Hdrr => super::hdrr::validate(tree),
+            SchedulerConfig::Htb(params) => super::htb::validate(tree, params),
+            SchedulerConfig::Hfsc => super::hfsc::validate(tree),
+            SchedulerConfig::Wf2q => super::wf2q::validate(tree),
+            SchedulerConfig::Hwf2q => super::wf2q::validate_hierarchical(tree),
+            SchedulerConfig::Sced => super::sced::validate(tree),
+            SchedulerConfig::VirtualClock => super::sced::validate_virtual_clock(tree),
+        }
+    }
+
+    /// Builds the discipline for `tree`.
+    pub fn build<P: Packet + Send + 'static>(
+        &self,
+        tree: &ClassTree,
+    ) -> Result<Box<dyn Scheduler<P> + Send>, BuildError> {
+        Ok(match self {
+            SchedulerConfig::Fifo => Box::new(Fifo::new()),
+            SchedulerConfig::Prio => Box::new(Prio::new(tree)),
+            SchedulerConfig::Drr => Box::new(Drr::new(tree)),
+            SchedulerConfig::Hls => Box::new(Hls::new(tree)),
+            SchedulerConfig::Hdrr => Box::new(Hdrr::new(tree)?),
+            SchedulerConfig::Htb(params) => Box::new(Htb::with_params(tree, *params)?),
+            SchedulerConfig::Cbq => Box::new(Cbq::new(tree)),
+            SchedulerConfig::Hfsc => Box::new(Hfsc::new(tree)?),
+            SchedulerConfig::Fsc => Box::new(Fsc::new(tree)),
+            SchedulerConfig::Wf2q => Box::new(Wf2q::new(tree)?),
+            SchedulerConfig::Hwf2q => Box::new(Wf2q::hierarchical(tree)?),
+            SchedulerConfig::Sced => Box::new(Sced::new(tree)?),
+            SchedulerConfig::VirtualClock => Box::new(Sced::virtual_clock(tree)?),
+        })
+    }
+}
+
+/// Builds the discipline `kind` with its default settings for `tree`
+/// (`SchedulerConfig::from(kind).build(tree)`).
+pub fn build<P: Packet + Send + 'static>(
     kind: SchedulerKind,
     tree: &ClassTree,
-) -> Result<Box<dyn Scheduler<P>>, BuildError> {
-    Ok(match kind {
-        SchedulerKind::Fifo => Box::new(Fifo::new()),
-        SchedulerKind::Prio => Box::new(Prio::new(tree)),
-        SchedulerKind::Drr => Box::new(Drr::new(tree)),
-        SchedulerKind::Hls => Box::new(Hls::new(tree)),
-        SchedulerKind::Hdrr => {
-            Box::new(Hdrr::new(tree).map_err(|message| BuildError { kind, message })?)
-        }
-        SchedulerKind::Htb => Box::new(Htb::new(tree)?),
-        SchedulerKind::Cbq => Box::new(Cbq::new(tree)),
-        SchedulerKind::Hfsc => Box::new(Hfsc::new(tree)?),
-        SchedulerKind::Fsc => Box::new(Fsc::new(tree)),
-        SchedulerKind::Wf2q => {
-            Box::new(Wf2q::new(tree).map_err(|message| BuildError { kind, message })?)
-        }
-        SchedulerKind::Hwf2q => {
-            Box::new(Wf2q::hierarchical(tree).map_err(|message| BuildError { kind, message })?)
-        }
-        SchedulerKind::Sced => {
-            Box::new(Sced::new(tree).map_err(|message| BuildError { kind, message })?)
-        }
-        SchedulerKind::VirtualClock => {
-            Box::new(Sced::virtual_clock(tree).map_err(|message| BuildError { kind, message })?)
-        }
-    })
+) -> Result<Box<dyn Scheduler<P> + Send>, BuildError> {
+    SchedulerConfig::from(kind).build(tree)
 }
 
 #[cfg(test)]

@@ -64,7 +64,9 @@
 use std::collections::VecDeque;
 
 use super::wf2q::rates;
-use super::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{
+    BuildError, Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind,
+};
 use crate::curve::{RuntimeCurve, ServiceCurve};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::pq::IndexedHeap;
@@ -92,21 +94,48 @@ pub struct Sced<P> {
     order: IndexedHeap,
 }
 
+/// Checks that SCED can be built for `tree` (every leaf gets a curve or a positive rate).
+pub fn validate(tree: &ClassTree) -> Result<(), BuildError> {
+    sced_rates(tree).map(drop)
+}
+
+/// Checks that Virtual Clock can be built for `tree` (every leaf gets a positive rate).
+pub fn validate_virtual_clock(tree: &ClassTree) -> Result<(), BuildError> {
+    virtual_clock_rates(tree).map(drop)
+}
+
+fn sced_rates(tree: &ClassTree) -> Result<Vec<crate::units::Rate>, BuildError> {
+    let spec = |l: ClassId| &tree.get(l).spec;
+    rates::flat(tree, |l| spec(l).rt.map(|c| c.rate()).or(spec(l).rate)).map_err(|e| BuildError {
+        kind: SchedulerKind::Sced,
+        problems: vec![e],
+    })
+}
+
+fn virtual_clock_rates(tree: &ClassTree) -> Result<Vec<crate::units::Rate>, BuildError> {
+    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|e| BuildError {
+        kind: SchedulerKind::VirtualClock,
+        problems: vec![e],
+    })
+}
+
 impl<P: Packet> Sced<P> {
     /// SCED with the curves of the module docs; fails (with the class and how to fix it)
     /// if a leaf without a curve or rate would get a zero share.
-    pub fn new(tree: &ClassTree) -> Result<Sced<P>, String> {
-        let spec = |l: ClassId| &tree.get(l).spec;
-        let rate = rates::flat(tree, |l| spec(l).rt.map(|c| c.rate()).or(spec(l).rate))?;
+    pub fn new(tree: &ClassTree) -> Result<Sced<P>, BuildError> {
+        let rate = sced_rates(tree)?;
         Ok(Sced::with_curves(tree, "sced", |l| {
-            spec(l).rt.unwrap_or(ServiceCurve::linear(rate[l.index()]))
+            tree.get(l)
+                .spec
+                .rt
+                .unwrap_or(ServiceCurve::linear(rate[l.index()]))
         }))
     }
 
     /// Virtual Clock: SCED with the linear curve of every leaf's rate (module docs);
     /// fails as [`Sced::new`] does.
-    pub fn virtual_clock(tree: &ClassTree) -> Result<Sced<P>, String> {
-        let rate = rates::flat(tree, |l| tree.get(l).spec.rate)?;
+    pub fn virtual_clock(tree: &ClassTree) -> Result<Sced<P>, BuildError> {
+        let rate = virtual_clock_rates(tree)?;
         Ok(Sced::with_curves(tree, "vc", |l| {
             ServiceCurve::linear(rate[l.index()])
         }))

@@ -1,9 +1,7 @@
 //! The engine's reverse path and burst accounting, driven by hand-written agents
 //! installed in place of the configured sources.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
@@ -33,7 +31,7 @@ fn link(name: &str, from: u32, to: u32, buffer: BufferConfig) -> LinkConfig {
         delay: DELAY,
         overhead: Bytes::ZERO,
         classes: Arc::new(ClassTree::flat(RATE, 1)),
-        scheduler: SchedulerKind::Fifo,
+        scheduler: SchedulerKind::Fifo.into(),
         buffer,
     }
 }
@@ -90,7 +88,7 @@ fn run_with(config: &SimConfig, agent: Box<dyn Agent>) -> RunResult {
 #[derive(Debug)]
 struct Echo {
     count: u64,
-    acks: Rc<RefCell<Vec<(Instant, u64)>>>,
+    acks: Arc<Mutex<Vec<(Instant, u64)>>>,
 }
 
 impl Agent for Echo {
@@ -122,7 +120,11 @@ impl Agent for Echo {
                     burst: NO_BURST,
                 });
             }
-            PacketKind::Ack => self.acks.borrow_mut().push((ctx.now(), pkt.num)),
+            PacketKind::Ack => self
+                .acks
+                .lock()
+                .expect("not poisoned")
+                .push((ctx.now(), pkt.num)),
             PacketKind::Syn | PacketKind::SynAck => unreachable!("the test sends none"),
         }
     }
@@ -134,11 +136,11 @@ fn tcp() -> Transport {
 
 #[test]
 fn acknowledgements_travel_the_reverse_route_through_its_port() {
-    let acks = Rc::new(RefCell::new(Vec::new()));
+    let acks = Arc::new(Mutex::new(Vec::new()));
     let config = two_way(tcp(), BufferConfig::default());
     let agent = Echo {
         count: 3,
-        acks: Rc::clone(&acks),
+        acks: Arc::clone(&acks),
     };
     let r = run_with(&config, Box::new(agent));
     // Data k leaves link ab at 8 ms·(k+1), arrives at b 5 ms later; its 40 B ack takes
@@ -149,7 +151,7 @@ fn acknowledgements_travel_the_reverse_route_through_its_port() {
             (Instant(ns), k)
         })
         .collect();
-    assert_eq!(*acks.borrow(), expected);
+    assert_eq!(*acks.lock().expect("not poisoned"), expected);
     let f = &r.flows[0];
     assert_eq!((f.sent.packets, f.delivered.packets), (3, 3));
     assert_eq!(f.reverse.sent.packets, 3);
@@ -164,7 +166,7 @@ fn acknowledgements_travel_the_reverse_route_through_its_port() {
 
 #[test]
 fn reverse_packets_still_queued_or_in_flight_are_counted() {
-    let acks = Rc::new(RefCell::new(Vec::new()));
+    let acks = Arc::new(Mutex::new(Vec::new()));
     let mut config = two_way(tcp(), BufferConfig::default());
     // The first ack leaves b at 13 ms and is on link ba's wire until 13.32 ms.
     config.duration = Duration::from_nanos(13_100_000);
@@ -268,4 +270,12 @@ fn a_tcp_flow_needs_a_reverse_route_back_to_its_source() {
         err.contains("starts at node `a`, not at the sink's node `b`"),
         "{err}"
     );
+}
+
+/// A shaper thread or a Python module may own a simulator (and its schedulers).
+#[test]
+fn simulator_is_send() {
+    fn owned_by_another_thread<T: Send>() {}
+    owned_by_another_thread::<Simulator>();
+    owned_by_another_thread::<RunResult>();
 }

@@ -48,7 +48,7 @@ pub fn link(
         delay: Duration::ZERO,
         overhead: Bytes::ZERO,
         classes: Arc::new(ClassTree::flat(rate, leaves)),
-        scheduler: kind,
+        scheduler: kind.into(),
         buffer: BufferConfig::default(),
     }
 }

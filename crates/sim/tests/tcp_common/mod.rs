@@ -1,9 +1,7 @@
 //! A dumbbell for the TCP tests and a test-double discipline that drops chosen packets.
 #![allow(dead_code)]
 
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
@@ -69,17 +67,20 @@ impl Dumbbell {
         let n = flows.len();
         let fwd = Arc::new(ClassTree::flat(self.rate, n));
         let rev = Arc::new(ClassTree::flat(self.reverse_rate, n));
-        let link = |name: &str, from, to, rate, tree: &Arc<ClassTree>, kind, buffer| LinkConfig {
-            name: name.into(),
-            from: NodeId(from),
-            to: NodeId(to),
-            rate,
-            delay: self.delay,
-            overhead: Bytes::ZERO,
-            classes: Arc::clone(tree),
-            scheduler: kind,
-            buffer,
-        };
+        let link =
+            |name: &str, from, to, rate, tree: &Arc<ClassTree>, kind: SchedulerKind, buffer| {
+                LinkConfig {
+                    name: name.into(),
+                    from: NodeId(from),
+                    to: NodeId(to),
+                    rate,
+                    delay: self.delay,
+                    overhead: Bytes::ZERO,
+                    classes: Arc::clone(tree),
+                    scheduler: kind.into(),
+                    buffer,
+                }
+            };
         let fwd_buffer = BufferConfig {
             shared: self.buffer.map(Limit::Packets),
             overflow: self.overflow,
@@ -154,14 +155,14 @@ pub struct Seen {
 }
 
 /// Decides whether an arriving packet is dropped.
-pub type Rule = Box<dyn FnMut(Instant, &SimPacket) -> bool>;
+pub type Rule = Box<dyn FnMut(Instant, &SimPacket) -> bool + Send>;
 
 /// FIFO that logs every arrival and drops those its rule picks (reported as
 /// [`DropReason::ClassLimit`]).
 pub struct Scripted {
     fifo: Fifo<SimPacket>,
     rule: Rule,
-    log: Rc<RefCell<Vec<Seen>>>,
+    log: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl Scheduler<SimPacket> for Scripted {
@@ -181,7 +182,7 @@ impl Scheduler<SimPacket> for Scripted {
         evicted: &mut Vec<Dropped<SimPacket>>,
     ) -> Enqueue<SimPacket> {
         let dropped = (self.rule)(now, &pkt);
-        self.log.borrow_mut().push(Seen {
+        self.log.lock().expect("not poisoned").push(Seen {
             at: now,
             pkt,
             dropped,
@@ -216,23 +217,23 @@ pub fn run_scripted(
     fwd_rule: Rule,
     rev_rule: Rule,
 ) -> (RunResult, Vec<Seen>, Vec<Seen>) {
-    let fwd_log = Rc::new(RefCell::new(Vec::new()));
-    let rev_log = Rc::new(RefCell::new(Vec::new()));
+    let fwd_log = Arc::new(Mutex::new(Vec::new()));
+    let rev_log = Arc::new(Mutex::new(Vec::new()));
     let mut rules = [Some(fwd_rule), Some(rev_rule)];
-    let logs = [Rc::clone(&fwd_log), Rc::clone(&rev_log)];
+    let logs = [Arc::clone(&fwd_log), Arc::clone(&rev_log)];
     let mut build = |l: &LinkConfig| -> Result<SimScheduler, _> {
         let i = usize::from(l.name == "rev");
         Ok(Box::new(Scripted {
             fifo: Fifo::new(),
             rule: rules[i].take().expect("one build per link"),
-            log: Rc::clone(&logs[i]),
+            log: Arc::clone(&logs[i]),
         }) as SimScheduler)
     };
     let sim: Result<Simulator, SimError> = Simulator::with_schedulers(config, &mut build);
     let result = sim.expect("valid configuration").run();
     check_accounting(&result);
-    let fwd = fwd_log.borrow().clone();
-    let rev = rev_log.borrow().clone();
+    let fwd = fwd_log.lock().expect("not poisoned").clone();
+    let rev = rev_log.lock().expect("not poisoned").clone();
     (result, fwd, rev)
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
-use linkshare_core::sched::{self, Packet, SchedulerKind};
+use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::Duration;
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, SimConfig,
@@ -162,7 +162,7 @@ pub(crate) fn build(
                     delay: b.def.delay,
                     overhead: b.def.overhead,
                     classes: b.tree,
-                    scheduler: b.scheduler,
+                    scheduler: b.scheduler.into(),
                     buffer: b.def.buffer,
                 })
             })
@@ -366,13 +366,15 @@ fn build_link<'d>(
         (Some(s), _) | (None, Some(s)) => (s.value, s.span.clone()),
         (None, None) => (SchedulerKind::Fifo, def.span.clone()),
     };
-    if let Err(problem) = check_scheduler(scheduler, &tree) {
-        ctx.report(
-            &span,
-            &format!("{}.scheduler", def.path),
-            problem,
-            "choose another scheduler, or give the classes what it needs",
-        );
+    if let Err(e) = SchedulerConfig::from(scheduler).validate(&tree) {
+        for p in e.problems {
+            let mut problem = class_problem(def, &name, p);
+            problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
+            if problem.origin.is_none() {
+                problem.origin = Some(ctx.origin(&span));
+            }
+            ctx.problems.push(problem);
+        }
     }
     Some(BuiltLink {
         def,
@@ -452,19 +454,11 @@ fn with_best_effort(
     }
 }
 
-/// A packet type used only to ask the registry whether a discipline accepts a tree.
-struct Probe;
-
-impl Packet for Probe {
-    fn wire_len(&self) -> u32 {
-        0
-    }
-}
-
-/// Whether `kind` can be built for `tree` (the registry's own message if not).
+/// Whether `kind` can be built for `tree` with its default settings (its own message if
+/// not).
 pub(crate) fn check_scheduler(kind: SchedulerKind, tree: &ClassTree) -> Result<(), String> {
-    sched::build::<Probe>(kind, tree)
-        .map(drop)
+    SchedulerConfig::from(kind)
+        .validate(tree)
         .map_err(|e| e.to_string())
 }
 

@@ -4,6 +4,7 @@
 
 use crate::curve::ServiceCurve;
 use crate::hierarchy::{ClassId, ClassTree, weight_share};
+use crate::sched::{BuildError, SchedulerKind, class_problem};
 use crate::units::Rate;
 
 /// The curves of one class, defaults applied. `None` means the class has no such curve.
@@ -27,43 +28,52 @@ pub struct Curves {
 /// `share = parent_rate · weight / (sum of the weights of the class and its siblings)`,
 /// rounded down, at least 1 bit/s. Shares are computed top-down, so a default class
 /// under a default class gets a share of a share.
-pub(super) fn resolve(tree: &ClassTree) -> Result<Vec<Curves>, String> {
+pub fn resolve(tree: &ClassTree) -> Result<Vec<Curves>, BuildError> {
     let mut problems = Vec::new();
     for c in &tree.classes()[1..] {
         let Some(rt) = c.spec.rt else {
             continue;
         };
-        let at = c
-            .spec
-            .origin_of("rt")
-            .map_or(String::new(), |o| format!("{o}: "));
         if !c.children.is_empty() {
             let children: Vec<&str> = c.children.iter().map(|k| tree.get(*k).name()).collect();
-            problems.push(format!(
-                "{at}class `{}` has an `rt` curve but also children ({}): the real-time \
-                 criterion guarantees service curves to leaves only, the classes that hold \
-                 packets; move the `rt` curve to one of its leaves, or make it an `ls` curve \
-                 to give the class its share by link-sharing",
-                c.name(),
-                children.join(", ")
+            problems.push(class_problem(
+                tree,
+                c.id,
+                "rt",
+                format!(
+                    "the class has an `rt` curve but also children ({}): the real-time \
+                     criterion guarantees service curves to leaves only, the classes that hold \
+                     packets",
+                    children.join(", ")
+                ),
+                "move the `rt` curve to one of its leaves, or make it an `ls` curve to give \
+                 the class its share by link-sharing"
+                    .to_owned(),
             ));
         }
         if rt.has_sloped_convex_start() {
-            problems.push(format!(
-                "{at}class `{}` has a convex `rt` curve whose first segment is not flat \
-                 (m1 {}, d {}, m2 {}): after the class idles and returns, its deadline curve \
-                 (Eq. 7) is no longer two-piece (H-FSC paper, §IV) and its guarantee could \
-                 not be kept exactly; give it m1 = 0 (as umax/dmax/rate writes a convex \
-                 curve), or a concave or linear curve",
-                c.name(),
-                rt.m1,
-                rt.d,
-                rt.m2
+            problems.push(class_problem(
+                tree,
+                c.id,
+                "rt",
+                format!(
+                    "the `rt` curve is convex and its first segment is not flat (m1 {}, d {}, \
+                     m2 {}): after the class idles and returns, its deadline curve (Eq. 7) is \
+                     no longer two-piece (H-FSC paper, §IV) and its guarantee could not be \
+                     kept exactly",
+                    rt.m1, rt.d, rt.m2
+                ),
+                "give it m1 = 0 (as umax/dmax/rate writes a convex curve), or a concave or \
+                 linear curve"
+                    .to_owned(),
             ));
         }
     }
     if !problems.is_empty() {
-        return Err(problems.join("; "));
+        return Err(BuildError {
+            kind: SchedulerKind::Hfsc,
+            problems,
+        });
     }
     let mut curves = vec![Curves::default(); tree.len()];
     // Long-term link-sharing rate of each class, from which default children take shares.

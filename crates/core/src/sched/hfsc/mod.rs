@@ -146,9 +146,9 @@ mod linkshare;
 mod queues;
 mod realtime;
 
-pub use config::Curves;
+pub use config::{Curves, resolve as resolve_curves};
 
-use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind};
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant};
 use linkshare::LinkSharing;
@@ -169,14 +169,16 @@ pub struct Hfsc<P> {
     work_conserving: bool,
 }
 
+/// Checks that H-FSC can be built for `tree` (see [`Hfsc::new`]).
+pub fn validate(tree: &ClassTree) -> Result<(), BuildError> {
+    config::resolve(tree).map(drop)
+}
+
 impl<P: Packet> Hfsc<P> {
     /// H-FSC for `tree`. Fails if a class with children has an `rt` curve; the message
     /// names every such class and says how to fix it.
     pub fn new(tree: &ClassTree) -> Result<Hfsc<P>, BuildError> {
-        let curves = config::resolve(tree).map_err(|message| BuildError {
-            kind: SchedulerKind::Hfsc,
-            message,
-        })?;
+        let curves = config::resolve(tree)?;
         let rt = RealTime::new(curves.iter().map(|c| c.rt));
         let ls = LinkSharing::new(tree, &curves);
         let rt_only_leaf = tree.leaves().iter().any(|l| curves[l.index()].ls.is_none());

@@ -3,7 +3,8 @@
 
 use std::num::NonZeroU32;
 
-use crate::hierarchy::{ClassId, ClassTree};
+use crate::hierarchy::{ClassId, ClassTree, ConfigError};
+use crate::sched::{BuildError, SchedulerKind, class_problem};
 use crate::units::{Bytes, Rate};
 
 /// Linux `TC_HTB_MAXDEPTH`: levels of classes, the top class (here the link) included.
@@ -80,30 +81,39 @@ pub struct QuantumClamp {
     pub used: Bytes,
 }
 
-/// Resolves every class's parameters; on failure, every problem found, one per line.
+/// Resolves every class's parameters; on failure, every problem found.
 pub(super) fn resolve(
     tree: &ClassTree,
     params: &HtbParams,
-) -> Result<(Vec<ClassParams>, Vec<QuantumClamp>), String> {
+) -> Result<(Vec<ClassParams>, Vec<QuantumClamp>), BuildError> {
     let mut problems = Vec::new();
     for c in tree.classes() {
         if c.depth as usize >= MAX_DEPTH {
-            problems.push(format!(
-                "class `{}` is {} levels below the link, but HTB allows at most {MAX_DEPTH} \
-                 levels of classes, the link included (Linux TC_HTB_MAXDEPTH); attach it \
-                 higher up or flatten the hierarchy",
-                c.name(),
-                c.depth
+            problems.push(class_problem(
+                tree,
+                c.id,
+                "parent",
+                format!(
+                    "the class is {} levels below the link, but HTB allows at most \
+                     {MAX_DEPTH} levels of classes, the link included (Linux \
+                     TC_HTB_MAXDEPTH)",
+                    c.depth
+                ),
+                "attach it higher up or flatten the hierarchy".to_owned(),
             ));
         }
     }
+    let failed = |problems| BuildError {
+        kind: SchedulerKind::Htb,
+        problems,
+    };
     if !problems.is_empty() {
-        return Err(problems.join("\n"));
+        return Err(failed(problems));
     }
     let rates = rates(tree, &mut problems);
     let ceils = ceils(tree, &rates);
     if !problems.is_empty() {
-        return Err(problems.join("\n"));
+        return Err(failed(problems));
     }
     let mut clamps = Vec::new();
     let resolved = tree
@@ -164,7 +174,7 @@ fn top_down(tree: &ClassTree) -> Vec<ClassId> {
 /// Assured rates: the link's rate for the link; the given rate; or, for a class without
 /// one, a share of what its parent's rate leaves after its siblings' given rates, in
 /// proportion to weight among the siblings without a rate (at most its ceil, if given).
-fn rates(tree: &ClassTree, problems: &mut Vec<String>) -> Vec<Rate> {
+fn rates(tree: &ClassTree, problems: &mut Vec<ConfigError>) -> Vec<Rate> {
     let mut rate = vec![Rate::ZERO; tree.len()];
     rate[0] = tree.link_rate();
     for id in top_down(tree) {
@@ -189,12 +199,17 @@ fn rates(tree: &ClassTree, problems: &mut Vec<String>) -> Vec<Rate> {
         }
         for c in unrated {
             if rate[c.id.index()] == Rate::ZERO {
-                problems.push(format!(
-                    "class `{}` has no rate, and the rates of its siblings leave none of \
-                     `{}`'s rate ({}) for it; give it a rate",
-                    c.name(),
-                    tree.get(id).name(),
-                    rate[id.index()]
+                problems.push(class_problem(
+                    tree,
+                    c.id,
+                    "rate",
+                    format!(
+                        "the class has no rate, and the rates of its siblings leave none of \
+                         `{}`'s rate ({}) for it",
+                        tree.get(id).name(),
+                        rate[id.index()]
+                    ),
+                    "give it a rate".to_owned(),
                 ));
             }
         }

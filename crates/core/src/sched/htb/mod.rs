@@ -154,8 +154,8 @@ pub use config::{
     ClassParams, HtbParams, MAX_DEPTH, MAX_QUANTUM, MIN_QUANTUM, PRIORITIES, QuantumClamp,
 };
 
+use super::len_of;
 use super::{BuildError, Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
-use super::{SchedulerKind, len_of};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::pq::IndexedHeap;
 use crate::units::{Bytes, Duration, Instant};
@@ -191,6 +191,11 @@ fn at_delay(now: Instant, delay: i64) -> u64 {
     now.saturating_add(Duration(delay.unsigned_abs())).0
 }
 
+/// Checks that HTB can be built for `tree` with `params` (see [`Htb::with_params`]).
+pub fn validate(tree: &ClassTree, params: &HtbParams) -> Result<(), BuildError> {
+    config::resolve(tree, params).map(drop)
+}
+
 impl<P> Htb<P> {
     /// HTB for `tree` with tc's defaults ([`HtbParams::default`]).
     pub fn new(tree: &ClassTree) -> Result<Htb<P>, BuildError> {
@@ -201,10 +206,7 @@ impl<P> Htb<P> {
     /// than [`MAX_DEPTH`] levels (the link included) or a class without a rate would get
     /// none.
     pub fn with_params(tree: &ClassTree, params: HtbParams) -> Result<Htb<P>, BuildError> {
-        let (classes, clamps) = config::resolve(tree, &params).map_err(|message| BuildError {
-            kind: SchedulerKind::Htb,
-            message,
-        })?;
+        let (classes, clamps) = config::resolve(tree, &params)?;
         let topo = Topology::new(tree, &classes);
         let buckets = classes
             .iter()

@@ -115,7 +115,7 @@ mod server;
 
 pub(crate) use engine::{Engine, Topology};
 
-use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Instant, Rate};
 
@@ -128,11 +128,35 @@ pub struct Wf2q<P> {
     name: &'static str,
 }
 
+/// Checks that WF2Q+ can be built for `tree` (every leaf gets a positive rate).
+pub fn validate(tree: &ClassTree) -> Result<(), BuildError> {
+    flat_rates(tree).map(drop)
+}
+
+/// Checks that H-WF2Q+ can be built for `tree` (every class gets a positive rate).
+pub fn validate_hierarchical(tree: &ClassTree) -> Result<(), BuildError> {
+    hierarchical_rates(tree).map(drop)
+}
+
+fn flat_rates(tree: &ClassTree) -> Result<Vec<Rate>, BuildError> {
+    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|e| BuildError {
+        kind: SchedulerKind::Wf2q,
+        problems: vec![e],
+    })
+}
+
+fn hierarchical_rates(tree: &ClassTree) -> Result<Vec<Rate>, BuildError> {
+    rates::hierarchical(tree).map_err(|e| BuildError {
+        kind: SchedulerKind::Hwf2q,
+        problems: vec![e],
+    })
+}
+
 impl<P: Packet> Wf2q<P> {
     /// WF2Q+ over the leaves of `tree`, with the rates of the module docs; fails (with
     /// the class and how to fix it) if a leaf without a rate would get a zero share.
-    pub fn new(tree: &ClassTree) -> Result<Wf2q<P>, String> {
-        let mut rate = rates::flat(tree, |l| tree.get(l).spec.rate)?;
+    pub fn new(tree: &ClassTree) -> Result<Wf2q<P>, BuildError> {
+        let mut rate = flat_rates(tree)?;
         rate[ClassId::ROOT.index()] = tree.link_rate();
         let parent = tree
             .classes()
@@ -148,8 +172,8 @@ impl<P: Packet> Wf2q<P> {
     /// H-WF2Q+ over the class tree of `tree`, with the rates of [`super::hwf2q`]'s docs;
     /// fails (with the class and how to fix it) if a class without a rate would get a
     /// zero share.
-    pub fn hierarchical(tree: &ClassTree) -> Result<Wf2q<P>, String> {
-        let rate = rates::hierarchical(tree)?;
+    pub fn hierarchical(tree: &ClassTree) -> Result<Wf2q<P>, BuildError> {
+        let rate = hierarchical_rates(tree)?;
         let parent = tree.classes().iter().map(|c| c.parent).collect();
         Ok(Wf2q {
             engine: Engine::new(tree, Topology { parent, rate }),

@@ -10,9 +10,10 @@
 //!
 //! A class whose share comes out as zero (its siblings' rates use the whole capacity, or
 //! its weight is too small a fraction of a tiny remainder) cannot be scheduled by rate:
-//! building fails with a message naming it.
+//! building fails with a [`ConfigError`] naming it.
 
-use crate::hierarchy::{ClassId, ClassTree};
+use crate::hierarchy::{ClassId, ClassTree, ConfigError};
+use crate::sched::class_problem;
 use crate::units::Rate;
 
 /// The rates of `members` (explicit rate, weight) sharing `capacity`, in order, or the
@@ -42,17 +43,22 @@ fn shares(capacity: Rate, members: &[(Option<Rate>, u32)]) -> Result<Vec<Rate>, 
         .collect()
 }
 
-fn zero_share(tree: &ClassTree, class: ClassId, within: &str, free_of: Rate) -> String {
-    format!(
-        "class `{}` has no `rate`, and its share by weight of what its siblings with a rate \
-         leave free {within} (of {free_of}) is zero; give it a `rate`, or lower its siblings' rates",
-        tree.get(class).name()
+fn zero_share(tree: &ClassTree, class: ClassId, within: &str, free_of: Rate) -> ConfigError {
+    class_problem(
+        tree,
+        class,
+        "rate",
+        format!(
+            "the class has no `rate`, and its share by weight of what its siblings with a \
+             rate leave free {within} (of {free_of}) is zero"
+        ),
+        "give it a `rate`, or lower its siblings' rates".to_owned(),
     )
 }
 
 /// Rates for a hierarchical discipline, indexed by [`ClassId::index`]: the root gets the
 /// link rate, and the children of every class share that class's rate.
-pub(crate) fn hierarchical(tree: &ClassTree) -> Result<Vec<Rate>, String> {
+pub(crate) fn hierarchical(tree: &ClassTree) -> Result<Vec<Rate>, ConfigError> {
     let mut rate = vec![Rate::ZERO; tree.len()];
     rate[ClassId::ROOT.index()] = tree.link_rate();
     let mut stack = vec![ClassId::ROOT];
@@ -80,7 +86,7 @@ pub(crate) fn hierarchical(tree: &ClassTree) -> Result<Vec<Rate>, String> {
 pub(crate) fn flat(
     tree: &ClassTree,
     explicit: impl Fn(ClassId) -> Option<Rate>,
-) -> Result<Vec<Rate>, String> {
+) -> Result<Vec<Rate>, ConfigError> {
     let mut rate = vec![Rate::ZERO; tree.len()];
     let members: Vec<(Option<Rate>, u32)> = tree
         .leaves()
