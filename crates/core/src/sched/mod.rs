@@ -138,7 +138,10 @@ pub struct Dequeued<P> {
 }
 
 /// When the driver should next call [`Scheduler::dequeue`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Ordered by urgency: `Now` < `At(t)` (earlier `t` first) < `Idle`, so the earliest of
+/// several answers is their minimum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PollAt {
     /// A packet can be dequeued now.
     Now,
@@ -181,12 +184,14 @@ pub trait Scheduler<P: Packet> {
     ) -> Enqueue<P>;
 
     /// The next packet to send at `now`, if the discipline releases one.
+    #[must_use = "a dequeued packet must be sent or accounted for"]
     fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>>;
 
     /// When `dequeue` can next return a packet (see the module docs).
     fn poll_at(&self, now: Instant) -> PollAt;
 
     /// Removes and returns the most recently queued packet of `class`, if it has one.
+    #[must_use = "a removed packet must be accounted for as dropped"]
     fn remove_newest(&mut self, class: ClassId) -> Option<P>;
 
     /// Tells the discipline that an arrival to leaf `class` at `now` was refused before
