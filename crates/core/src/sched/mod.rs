@@ -42,6 +42,7 @@ pub mod hls;
 pub mod htb;
 pub mod hwf2q;
 pub mod keshav;
+pub mod pfq;
 pub mod prio;
 mod registry;
 pub mod ring;

@@ -14,6 +14,7 @@ use super::hls::Hls;
 use super::htb::Htb;
 use super::htb::HtbParams;
 use super::keshav::KeshavConfig;
+use super::pfq::{Flavor, Pfq};
 use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
@@ -51,6 +52,12 @@ pub enum SchedulerKind {
     VirtualClock,
     /// [`super::keshav::Keshav`].
     Keshav,
+    /// [`super::pfq::Pfq`]: WFQ / PGPS with the exact GPS virtual time.
+    Wfq,
+    /// [`super::pfq::Pfq`]: self-clocked fair queueing.
+    Scfq,
+    /// [`super::pfq::Pfq`]: start-time fair queueing.
+    Stfq,
 }
 
 impl SchedulerKind {
@@ -70,6 +77,9 @@ impl SchedulerKind {
         SchedulerKind::Sced,
         SchedulerKind::VirtualClock,
         SchedulerKind::Keshav,
+        SchedulerKind::Wfq,
+        SchedulerKind::Scfq,
+        SchedulerKind::Stfq,
     ];
 
     /// The name used in scenarios and on the command line.
@@ -89,6 +99,9 @@ impl SchedulerKind {
             SchedulerKind::Sced => "sced",
             SchedulerKind::VirtualClock => "vc",
             SchedulerKind::Keshav => "keshav",
+            SchedulerKind::Wfq => "wfq",
+            SchedulerKind::Scfq => "scfq",
+            SchedulerKind::Stfq => "stfq",
         }
     }
 
@@ -243,6 +256,12 @@ pub enum SchedulerConfig {
     VirtualClock,
     /// [`super::keshav::Keshav`] with its buffer, structure and offsets.
     Keshav(KeshavConfig),
+    /// [`Pfq`] as WFQ.
+    Wfq,
+    /// [`Pfq`] as SCFQ.
+    Scfq,
+    /// [`Pfq`] as STFQ.
+    Stfq,
 }
 
 impl From<SchedulerKind> for SchedulerConfig {
@@ -263,6 +282,9 @@ impl From<SchedulerKind> for SchedulerConfig {
             SchedulerKind::Sced => SchedulerConfig::Sced,
             SchedulerKind::VirtualClock => SchedulerConfig::VirtualClock,
             SchedulerKind::Keshav => SchedulerConfig::Keshav(KeshavConfig::default()),
+            SchedulerKind::Wfq => SchedulerConfig::Wfq,
+            SchedulerKind::Scfq => SchedulerConfig::Scfq,
+            SchedulerKind::Stfq => SchedulerConfig::Stfq,
         }
     }
 }
@@ -285,6 +307,9 @@ impl SchedulerConfig {
             SchedulerConfig::Sced => SchedulerKind::Sced,
             SchedulerConfig::VirtualClock => SchedulerKind::VirtualClock,
             SchedulerConfig::Keshav(_) => SchedulerKind::Keshav,
+            SchedulerConfig::Wfq => SchedulerKind::Wfq,
+            SchedulerConfig::Scfq => SchedulerKind::Scfq,
+            SchedulerConfig::Stfq => SchedulerKind::Stfq,
         }
     }
 
@@ -306,6 +331,9 @@ impl SchedulerConfig {
             SchedulerConfig::Sced => super::sced::validate(tree),
             SchedulerConfig::VirtualClock => super::sced::validate_virtual_clock(tree),
             SchedulerConfig::Keshav(config) => super::keshav::validate(tree, config),
+            SchedulerConfig::Wfq => super::pfq::validate(Flavor::Wfq, tree),
+            SchedulerConfig::Scfq => super::pfq::validate(Flavor::Scfq, tree),
+            SchedulerConfig::Stfq => super::pfq::validate(Flavor::Stfq, tree),
         }
     }
 
@@ -329,6 +357,9 @@ impl SchedulerConfig {
             SchedulerConfig::Sced => Box::new(Sced::new(tree)?),
             SchedulerConfig::VirtualClock => Box::new(Sced::virtual_clock(tree)?),
             SchedulerConfig::Keshav(config) => super::keshav::build(tree, config)?,
+            SchedulerConfig::Wfq => Box::new(Pfq::new(Flavor::Wfq, tree)?),
+            SchedulerConfig::Scfq => Box::new(Pfq::new(Flavor::Scfq, tree)?),
+            SchedulerConfig::Stfq => Box::new(Pfq::new(Flavor::Stfq, tree)?),
         })
     }
 }
