@@ -356,7 +356,7 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => Box::new(Wf2q::hierarchical(tree)?),
             SchedulerConfig::Sced => Box::new(Sced::new(tree)?),
             SchedulerConfig::VirtualClock => Box::new(Sced::virtual_clock(tree)?),
-            SchedulerConfig::Keshav(config) => super::keshav::build(tree, config)?,
+            SchedulerConfig::Keshav(config) => super::keshav::build(tree, config, None)?,
             SchedulerConfig::Wfq => Box::new(Pfq::new(Flavor::Wfq, tree)?),
             SchedulerConfig::Scfq => Box::new(Pfq::new(Flavor::Scfq, tree)?),
             SchedulerConfig::Stfq => Box::new(Pfq::new(Flavor::Stfq, tree)?),

@@ -256,16 +256,31 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
     }
 }
 
-/// Keshav FQ for `tree` with `config`, with the structure `config` names, boxed.
+/// Keshav FQ for `tree` with `config`, with the structure `config` names, boxed;
+/// recording its buffer operations into `recorder` if given (the cost study's trace).
 pub fn build<P: Packet + Send + 'static>(
     tree: &ClassTree,
     config: &KeshavConfig,
+    recorder: Option<Recorder>,
 ) -> Result<Box<dyn Scheduler<P> + Send>, super::BuildError> {
     use crate::pq::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree, Structure};
+    fn boxed<P: Packet, S: BidQueue<P>>(
+        mut k: Keshav<P, S>,
+        recorder: Option<Recorder>,
+    ) -> Box<dyn Scheduler<P> + Send>
+    where
+        Keshav<P, S>: Send + 'static,
+    {
+        k.recorder = recorder;
+        Box::new(k)
+    }
     Ok(match config.structure {
-        Structure::Link => Box::new(Keshav::<P, LinkedList<P>>::new(tree, config)?),
-        Structure::Tree => Box::new(Keshav::<P, SearchTree<P>>::new(tree, config)?),
-        Structure::Heap => Box::new(Keshav::<P, DoubleHeap<P>>::new(tree, config)?),
-        Structure::Perc => Box::new(Keshav::<P, PerConversation<P>>::new(tree, config)?),
+        Structure::Link => boxed(Keshav::<P, LinkedList<P>>::new(tree, config)?, recorder),
+        Structure::Tree => boxed(Keshav::<P, SearchTree<P>>::new(tree, config)?, recorder),
+        Structure::Heap => boxed(Keshav::<P, DoubleHeap<P>>::new(tree, config)?, recorder),
+        Structure::Perc => boxed(
+            Keshav::<P, PerConversation<P>>::new(tree, config)?,
+            recorder,
+        ),
     })
 }
