@@ -93,13 +93,7 @@ fn model(ops: &[Op], limit: Limit) -> Vec<Outcome> {
     for (seq, op) in ops.iter().enumerate() {
         match *op {
             Op::Insert { size, key, .. } => {
-                set.insert((
-                    Tag {
-                        bid: key,
-                        seq: seq as u64,
-                    },
-                    size,
-                ));
+                set.insert((Tag::new(key, seq as u64), size));
                 bytes += u64::from(size);
                 while match limit {
                     Limit::Packets(n) => set.len() as u64 > n,
@@ -107,13 +101,13 @@ fn model(ops: &[Op], limit: Limit) -> Vec<Outcome> {
                 } {
                     let (t, s) = set.pop_last().expect("over the limit means not empty");
                     bytes -= u64::from(s);
-                    out.push(Outcome::Dropped(t.seq));
+                    out.push(Outcome::Dropped(t.seq()));
                 }
             }
             Op::GetMin => out.push(match set.pop_first() {
                 Some((t, s)) => {
                     bytes -= u64::from(s);
-                    Outcome::Served(t.seq)
+                    Outcome::Served(t.seq())
                 }
                 None => Outcome::Empty,
             }),
@@ -133,10 +127,7 @@ fn run_checked<S: BidQueue<()>>(
     for (seq, op) in ops.iter().enumerate() {
         match *op {
             Op::Insert { conv, size, key } => {
-                let tag = Tag {
-                    bid: key,
-                    seq: seq as u64,
-                };
+                let tag = Tag::new(key, seq as u64);
                 let before = b.cost();
                 let n_before = b.len() as u64;
                 b.insert(
@@ -224,10 +215,7 @@ fn link_cost_counts_the_larger_tags() {
     for (seq, &bid) in tags.iter().enumerate() {
         let before = l.ops().insert;
         l.insert(Entry {
-            tag: Tag {
-                bid,
-                seq: seq as u64,
-            },
+            tag: Tag::new(bid, seq as u64),
             conv: 0,
             size: 1,
             value: (),
@@ -245,10 +233,7 @@ fn tree_skews_on_monotone_tags() {
     for seq in 0..10u64 {
         let before = t.ops().insert;
         t.insert(Entry {
-            tag: Tag {
-                bid: u128::from(seq),
-                seq,
-            },
+            tag: Tag::new(u128::from(seq), seq),
             conv: 0,
             size: 1,
             value: (),

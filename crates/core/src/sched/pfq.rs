@@ -224,7 +224,7 @@ impl<P: Packet> Pfq<P> {
             Flavor::Stfq => q.start,
             Flavor::Wfq | Flavor::Scfq => q.finish,
         };
-        Tag { bid, seq: q.seq }
+        Tag::new(bid, q.seq)
     }
 
     /// Re-keys leaf `c` by its head, or takes it out of the heads if it is empty.

@@ -64,17 +64,21 @@ impl<V> PerConversation<V> {
         let item = if front { q.pop_front() } else { q.pop_back() };
         let item = item.expect("a conversation in the heaps has packets");
         self.len -= 1;
-        match (q.front().map(|i| i.tag), q.back().map(|i| i.tag)) {
-            (Some(head), Some(tail)) => {
-                if front {
-                    self.heads.update(c, head);
-                } else {
-                    self.tails.update(c, tail);
+        if front {
+            match q.front() {
+                Some(next) => self.heads.sink(c, next.tag),
+                None => {
+                    self.heads.remove(c);
+                    self.tails.remove(c);
                 }
             }
-            _ => {
-                self.heads.remove(c);
-                self.tails.remove(c);
+        } else {
+            match q.back() {
+                Some(next) => self.tails.sink(c, next.tag),
+                None => {
+                    self.heads.remove(c);
+                    self.tails.remove(c);
+                }
             }
         }
         Self::entry(c, item)
@@ -113,7 +117,9 @@ impl<V> BidQueue<V> for PerConversation<V> {
             value: e.value,
         };
         self.len += 1;
-        match q.back().map(|i| i.tag) {
+        // The tail's tag is read from the max-heap, which is small and hot, rather than
+        // from the FIFO's last packet.
+        match self.tails.key_of(c) {
             None => {
                 q.push_back(item);
                 self.heads.insert(c, e.tag);
@@ -121,7 +127,7 @@ impl<V> BidQueue<V> for PerConversation<V> {
             }
             Some(tail) if tail < e.tag => {
                 q.push_back(item);
-                self.tails.update(c, e.tag);
+                self.tails.rise(c, e.tag);
             }
             Some(_) => {
                 let mut at = q.len();
@@ -131,7 +137,7 @@ impl<V> BidQueue<V> for PerConversation<V> {
                 }
                 q.insert(at, item);
                 if at == 0 {
-                    self.heads.update(c, e.tag);
+                    self.heads.rise(c, e.tag);
                 }
             }
         }

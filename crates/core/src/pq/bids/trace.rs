@@ -343,18 +343,15 @@ pub fn replay_with<S: BidQueue<()>>(
                 conv, size, bid, ..
             } => {
                 let e = Entry {
-                    tag: Tag {
-                        bid,
-                        seq: seq as u64,
-                    },
+                    tag: Tag::new(bid, seq as u64),
                     conv,
                     size,
                     value: (),
                 };
-                buf.insert(e, |d| outcomes.push(Outcome::Dropped(d.tag.seq)));
+                buf.insert(e, |d| outcomes.push(Outcome::Dropped(d.tag.seq())));
             }
             TraceOp::GetMin { .. } => outcomes.push(match buf.get_min() {
-                Some(e) => Outcome::Served(e.tag.seq),
+                Some(e) => Outcome::Served(e.tag.seq()),
                 None => Outcome::Empty,
             }),
         }

@@ -86,10 +86,9 @@ use round::RoundNumber;
 #[derive(Debug)]
 pub struct Keshav<P, S> {
     round: RoundNumber,
-    /// Whether each class is a conversation (a leaf).
-    leaf: Vec<bool>,
-    /// `δ^α` of each class, in round units.
-    delta: Vec<u128>,
+    /// `δ^α` of each class in round units; `None` for classes that are not
+    /// conversations (not leaves).
+    delta: Vec<Option<u128>>,
     buffer: Bounded<P, S>,
     /// Arrival sequence number of the next packet.
     seq: u64,
@@ -106,11 +105,11 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         let delta = config
             .deltas_of(tree)
             .into_iter()
-            .map(round::bytes_to_units)
+            .zip(classes)
+            .map(|(d, c)| c.is_leaf().then(|| round::bytes_to_units(d)))
             .collect();
         Ok(Keshav {
             round: RoundNumber::new(tree.link_rate(), weights),
-            leaf: classes.iter().map(|c| c.is_leaf()).collect(),
             delta,
             buffer: Bounded::new(classes.len(), config.limit),
             seq: 0,
@@ -158,13 +157,13 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
     }
 
     fn is_leaf(&self, class: ClassId) -> bool {
-        self.leaf.get(class.index()).copied().unwrap_or(false)
+        self.delta.get(class.index()).is_some_and(Option::is_some)
     }
 
     #[cold]
     fn record_insert(&self, now: crate::units::Instant, e: &Entry<P>) {
         if let Some(r) = &self.recorder {
-            r.insert(now, e.conv, e.size, e.tag.bid, self.buffer.len());
+            r.insert(now, e.conv, e.size, e.tag.bid(), self.buffer.len());
         }
     }
 }
@@ -186,19 +185,16 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
         pkt: P,
         evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
-        if !self.is_leaf(class) {
+        let Some(&Some(delta)) = self.delta.get(class.index()) else {
             return Enqueue::Dropped(Dropped {
                 pkt,
                 class,
                 reason: DropReason::NotALeaf,
             });
-        }
+        };
         let size = pkt.wire_len();
         let a = self.round.arrive(now, class.0, u64::from(size));
-        let tag = Tag {
-            bid: bid::bid(&a, self.delta[class.index()]),
-            seq: self.seq,
-        };
+        let tag = Tag::new(bid::bid(&a, delta), self.seq);
         self.seq += 1;
         let e = Entry {
             tag,

@@ -45,9 +45,15 @@
 //!
 //! # Cost
 //!
-//! O(log n) per arrival (a key increase or an insertion in the heap) and O(log n) per
-//! conversation leaving, each conversation leaving at most once per arrival that made
-//! it active: amortised O(log n) per packet. Heap exchanges are counted
+//! The paper adjusts the heap on every arrival (`F^α` only grows). Here an arrival to
+//! an active conversation only writes its new `F^α`; the heap keeps the older, smaller
+//! key — still a lower bound — until the conversation reaches the heap's top and the
+//! deletion test passes on that key: then it is re-keyed to its true `F^α` (one
+//! O(log n) sift) and the test runs again. The round number and the deletions are
+//! exactly the paper's; the work is O(1) per arrival to an active conversation, O(log n)
+//! per activation, per re-keying (at most one per arrival) and per conversation leaving
+//! (at most one per activation): amortised O(log n) per packet, and O(1) while the
+//! round number is far from every finish number. Heap exchanges are counted
 //! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`).
 
 use crate::pq::MinHeap;
@@ -89,6 +95,15 @@ pub struct Arrival {
     pub round: Option<u128>,
 }
 
+/// One conversation's state.
+#[derive(Clone, Copy, Debug)]
+struct Conv {
+    /// `F^α`.
+    finish: u128,
+    /// `w_α`.
+    weight: u64,
+}
+
 /// The round number and the conversations' finish numbers. See the [module docs](self).
 #[derive(Clone, Debug)]
 pub struct RoundNumber {
@@ -99,10 +114,8 @@ pub struct RoundNumber {
     r_chk: u128,
     /// Total weight of the active conversations.
     weight: u128,
-    /// `F^α` of every conversation, by index.
-    finish: Vec<u128>,
-    /// Weight of every conversation, by index.
-    weights: Vec<u64>,
+    /// Every conversation's `F^α` and weight, by index (one record: one cache miss).
+    convs: Vec<Conv>,
     /// The active conversations by `F^α`.
     active: MinHeap<u128>,
 }
@@ -118,8 +131,13 @@ impl RoundNumber {
             k_chk: 0,
             r_chk: 0,
             weight: 0,
-            finish: vec![0; n],
-            weights: weights.into_iter().map(|w| w.max(1)).collect(),
+            convs: weights
+                .into_iter()
+                .map(|w| Conv {
+                    finish: 0,
+                    weight: w.max(1),
+                })
+                .collect(),
             active: MinHeap::with_items(n),
         }
     }
@@ -134,14 +152,21 @@ impl RoundNumber {
     #[inline]
     pub fn advance(&mut self, now: Instant) {
         let k = self.work_at(now);
-        while let Some((c, f)) = self.active.peek() {
-            let to_go = f.saturating_sub(self.r_chk);
-            let work = to_go.checked_mul(self.weight);
-            match work {
+        while let Some((c, key)) = self.active.peek() {
+            let to_go = key.saturating_sub(self.r_chk);
+            match to_go.checked_mul(self.weight) {
                 Some(w) if w <= k - self.k_chk => {
+                    let conv = self.convs[c as usize];
+                    let f = conv.finish;
+                    if f != key {
+                        // A stale key: the conversation has more to send; re-key it
+                        // and look at the heap's top again.
+                        self.active.update(c, f);
+                        continue;
+                    }
                     self.k_chk += w;
                     self.r_chk = f;
-                    self.weight -= u128::from(self.weights[c as usize]);
+                    self.weight -= u128::from(conv.weight);
                     self.active.pop();
                 }
                 _ => break,
@@ -170,12 +195,16 @@ impl RoundNumber {
     pub fn arrive(&mut self, now: Instant, c: u32, len: u64) -> Arrival {
         self.advance(now);
         let i = c as usize;
-        let before = self.finish[i];
-        let inc = units(len, self.weights[i]);
+        let Conv {
+            finish: before,
+            weight,
+        } = self.convs[i];
+        let inc = units(len, weight);
         if self.active.contains(c) {
+            // The heap keeps the old, smaller key until the conversation reaches its top
+            // (see `advance`): a key increase costs nothing here.
             let f = before.saturating_add(inc);
-            self.finish[i] = f;
-            self.active.update(c, f);
+            self.convs[i].finish = f;
             return Arrival {
                 finish_before: before,
                 finish: f,
@@ -185,9 +214,9 @@ impl RoundNumber {
         let r = self.current(now);
         self.k_chk = self.work_at(now);
         self.r_chk = r;
-        self.weight += u128::from(self.weights[i]);
+        self.weight += u128::from(weight);
         let f = r.saturating_add(inc);
-        self.finish[i] = f;
+        self.convs[i].finish = f;
         self.active.insert(c, f);
         Arrival {
             finish_before: before,
@@ -198,7 +227,7 @@ impl RoundNumber {
 
     /// `F^α` of conversation `c`: the finish number of its latest packet.
     pub fn finish_of(&self, c: u32) -> u128 {
-        self.finish[c as usize]
+        self.convs[c as usize].finish
     }
 
     /// Whether `c` is active (has bits in the fluid system) as of the last advance.
