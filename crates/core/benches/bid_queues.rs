@@ -131,7 +131,10 @@ fn count<S: BidQueue<()>>(uniform: bool, b: usize) -> (f64, f64) {
     }
     let after = s.ops();
     let per = |x: u64| x as f64 / COUNTED as f64;
-    (per(after.insert - before.insert), per(after.get_min - before.get_min))
+    (
+        per(after.insert - before.insert),
+        per(after.get_min - before.get_min),
+    )
 }
 
 fn print_op_counts() {
