@@ -57,7 +57,7 @@ pub mod keshav_constants {
     /// Timer granularity: 100 ms (BSD's 500 ms slow timer was coarser; 100 ms keeps
     /// timeouts from dominating short traces).
     pub const GRANULARITY: Duration = Duration::from_millis(100);
-    /// Length of every grid trace: 2 500 s of simulated time [PAPER].
+    /// Length of every grid trace: 2 500 s of simulated time (stated in the paper).
     pub const TRACE_LENGTH: Duration = Duration::from_secs(2_500);
 }
 

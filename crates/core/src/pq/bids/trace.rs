@@ -294,6 +294,10 @@ pub struct Replay {
     pub running: Vec<RunningCost>,
     /// What happened to every packet, in order.
     pub outcomes: Vec<Outcome>,
+    /// Packets buffered, averaged over the insertions (before each).
+    pub mean_buffered: f64,
+    /// Conversations with buffered packets, averaged over the insertions (before each).
+    pub mean_conversations: f64,
 }
 
 impl Replay {
@@ -322,6 +326,10 @@ pub fn replay_with<S: BidQueue<()>>(
 ) -> Replay {
     let mut buf: Bounded<(), S> = Bounded::new(trace.conversations(), limit);
     let mut outcomes = Vec::with_capacity(trace.ops.len());
+    // Packets buffered per conversation, and how many conversations have some.
+    let mut per_conv = vec![0u64; trace.conversations()];
+    let mut backlogged = 0u64;
+    let (mut sum_buffered, mut sum_conversations) = (0u64, 0u64);
     let mut running = Vec::new();
     let step = every.as_nanos().max(1);
     let mut next_sample = step;
@@ -342,27 +350,42 @@ pub fn replay_with<S: BidQueue<()>>(
             TraceOp::Insert {
                 conv, size, bid, ..
             } => {
+                sum_buffered += buf.len() as u64;
+                sum_conversations += backlogged;
                 let e = Entry {
                     tag: Tag::new(bid, seq as u64),
                     conv,
                     size,
                     value: (),
                 };
-                buf.insert(e, |d| outcomes.push(Outcome::Dropped(d.tag.seq())));
+                per_conv[conv as usize] += 1;
+                backlogged += u64::from(per_conv[conv as usize] == 1);
+                buf.insert(e, |d| {
+                    per_conv[d.conv as usize] -= 1;
+                    backlogged -= u64::from(per_conv[d.conv as usize] == 0);
+                    outcomes.push(Outcome::Dropped(d.tag.seq()));
+                });
             }
             TraceOp::GetMin { .. } => outcomes.push(match buf.get_min() {
-                Some(e) => Outcome::Served(e.tag.seq()),
+                Some(e) => {
+                    per_conv[e.conv as usize] -= 1;
+                    backlogged -= u64::from(per_conv[e.conv as usize] == 0);
+                    Outcome::Served(e.tag.seq())
+                }
                 None => Outcome::Empty,
             }),
         }
     }
     let end = trace.ops.last().map_or(Instant::ZERO, TraceOp::time);
     running.push(sample(&buf, end));
+    let insertions = buf.cost().insertions;
     Replay {
         structure,
         cost: buf.cost(),
         running,
         outcomes,
+        mean_buffered: ratio(sum_buffered, insertions),
+        mean_conversations: ratio(sum_conversations, insertions),
     }
 }
 

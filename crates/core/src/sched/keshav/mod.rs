@@ -69,7 +69,7 @@
 //!   (R5), `δ` changes delays but not long-run shares (R6).
 //! * The conformance harness and the no-allocation test, with every structure.
 
-mod bid;
+pub mod bid;
 mod config;
 pub mod round;
 

@@ -33,11 +33,13 @@
 //!   otherwise.
 //!
 //! Each rounding costs the fluid system less than `W_max` units of work (`W_max` the
-//! largest total active weight), so after `A` activations and `P` weighted packets the
-//! computed `R` and finish numbers are within `(A + P) · W_max / w_min` units of the
-//! exact ones. With weight 1, 16 conversations and 10 000 arrivals that is below
-//! 10^-7 byte. `tests/keshav_fluid.rs` checks the bound against an exact-rational fluid
-//! GPS (`linkshare_analysis::gps`); where no rounding happens it checks equality.
+//! largest total active weight), so after `A` activations and `P` packets of weight
+//! other than 1 the computed `R` and finish numbers are within
+//! `(A + P) · W_max / w_min` units of the exact ones. With weight 1 (`P = 0`), 16
+//! conversations and 10 000 activations that is 1.6·10^5 units, below 10^-7 byte.
+//! `tests/keshav_fluid.rs` checks this bound (counting every arrival in `A` and in `P`)
+//! against an exact-rational fluid GPS (`linkshare_analysis::gps`); the paper's worked
+//! example, where nothing rounds, is checked for equality below.
 //!
 //! Range: `K` fits `u128` for links up to 2^56 bit/s over the whole `u64` time range
 //! (validation refuses faster links); finish numbers saturate at `u128::MAX` instead of
