@@ -209,7 +209,9 @@ pub struct Bounded<V, S> {
 
 impl<V, S: BidQueue<V>> Bounded<V, S> {
     /// An empty buffer of `limit` for conversations `0..conversations`. With a packet
-    /// limit, room for `limit + 1` entries is reserved (the paper's one spare buffer).
+    /// limit, room for `limit + 1` entries (the paper's one spare buffer), up to 65 536,
+    /// is reserved; beyond that, and with a byte limit, the structure grows to its
+    /// largest size once and then allocates no more.
     pub fn new(conversations: usize, limit: Limit) -> Self {
         let room = match limit {
             Limit::Packets(n) => n.saturating_add(1).min(1 << 16) as usize,
