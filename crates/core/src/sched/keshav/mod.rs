@@ -61,13 +61,15 @@
 //! # Verification
 //!
 //! * Unit tests: the paper's worked example ([`round`]), bids ([`bid`]).
-//! * `tests/keshav.rs`: the largest bid is dropped (spec R7), conservation, every
-//!   structure gives the same schedule and drops, validation.
+//! * `tests/keshav.rs`: the largest bids are dropped, possibly the arrival (spec R7),
+//!   against a model of the buffer built from the recorded bids; every structure gives
+//!   the same schedule and drops; validation lists every problem with its fix.
 //! * `tests/keshav_fluid.rs` (proptest, against the exact-rational fluid GPS of
 //!   `linkshare_analysis::gps`): active sets, round and finish numbers (R2), departures
 //!   within one maximum packet time of GPS (R3), monotonicity (R4), the idle freeze
 //!   (R5), `δ` changes delays but not long-run shares (R6).
-//! * The conformance harness and the no-allocation test, with every structure.
+//! * The conformance harness (conservation, FIFO per conversation, `poll_at`) and the
+//!   no-allocation test, with every structure.
 
 pub mod bid;
 mod config;
