@@ -41,6 +41,8 @@ pub mod hfsc;
 pub mod hls;
 pub mod htb;
 pub mod hwf2q;
+pub mod keshav;
+pub mod pfq;
 pub mod prio;
 mod registry;
 pub mod ring;
@@ -75,16 +77,20 @@ pub enum DropReason {
     /// The packet was addressed to a class that cannot hold packets (not a leaf, or no
     /// such class).
     NotALeaf,
+    /// The shared buffer overflowed and this packet had the largest bid (Keshav's fair
+    /// queueing drops largest bids first, possibly the arrival itself).
+    LargestBid,
 }
 
 impl DropReason {
     /// Every reason, in a fixed order (used for counters and reports).
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::ClassLimit,
         DropReason::SharedLimit,
         DropReason::PushedOut,
         DropReason::TooLarge,
         DropReason::NotALeaf,
+        DropReason::LargestBid,
     ];
     /// Number of reasons.
     pub const COUNT: usize = Self::ALL.len();
@@ -103,6 +109,7 @@ impl DropReason {
             DropReason::PushedOut => "pushed_out",
             DropReason::TooLarge => "too_large",
             DropReason::NotALeaf => "not_a_leaf",
+            DropReason::LargestBid => "largest_bid",
         }
     }
 }
