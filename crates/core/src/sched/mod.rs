@@ -43,7 +43,6 @@ pub mod htb;
 pub mod hwf2q;
 pub mod prio;
 mod registry;
-pub mod ring;
 pub mod sced;
 pub mod wf2q;
 

@@ -23,7 +23,7 @@
 
 use super::bucket::Bucket;
 use super::topology::{NONE, ROOT, Topology};
-use crate::pq::IndexedHeap;
+use crate::ds::IndexedHeap;
 use crate::units::Instant;
 
 /// No backlogged leaf below.
