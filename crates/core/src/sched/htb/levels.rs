@@ -111,6 +111,12 @@ impl Levels {
         self.mode[c as usize]
     }
 
+    /// Whether some row holds a class.
+    #[inline]
+    pub(super) fn any_row(&self) -> bool {
+        u64::from_ne_bytes(self.row_mask) != 0
+    }
+
     /// The non-empty rows of `level`, as a priority mask.
     #[inline]
     pub(super) fn row_mask(&self, level: usize) -> u8 {
@@ -242,6 +248,19 @@ impl Levels {
     /// turn at the level above to the next member.
     pub(super) fn lookup(&mut self, topo: &Topology, level: u8, prio: u32) -> u32 {
         debug_assert!(self.row_mask[usize::from(level)] & (1 << prio) != 0);
+        if level == 0 {
+            // The members of a row of level 0 are leaves: the loop below in short.
+            let turn = &mut self.turns[Topology::row(0, prio)];
+            if turn.ptr.is_none() {
+                turn.ptr = turn.last.and_then(|last| turn.set.next_from(last));
+                if turn.ptr.is_none() {
+                    turn.ptr = turn.set.first();
+                }
+            }
+            turn.last = None;
+            let pos = turn.ptr.expect("a linked row is not empty");
+            return topo.by_level[0][pos as usize];
+        }
         // Turn indices and the class that owns each (NONE for the row).
         let mut stack = [(0usize, NONE); MAX_DEPTH];
         stack[0] = (Topology::row(level, prio), NONE);

@@ -256,18 +256,33 @@ impl<P> Htb<P> {
             .is_some_and(|c| c.quantum.is_some())
     }
 
+    /// Brings the readiness up to date if `poll_at` will need it: when no row holds a
+    /// class (see module `ready`). Called at the end of every call that changes backlog
+    /// or buckets.
+    #[inline]
+    fn settle(&mut self) {
+        if !self.levels.any_row() {
+            let queues = &self.queues;
+            self.ready
+                .flush(&self.topo, &self.buckets, |l| !queues.is_empty(l as usize));
+        }
+    }
+
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
         while let Some((pos, at)) = self.wait[level].peek() {
             if at > now.0 {
                 return;
             }
-            self.wait[level].remove(pos);
             let c = self.topo.by_level[level][pos as usize];
             let b = &self.buckets[c as usize];
             let (mode, delay) = b.mode(b.credit(now));
             self.levels.set_mode(&self.topo, c, mode);
-            if mode != Mode::CanSend {
+            // Re-keyed in place when the class still waits: one sift instead of a
+            // removal and an insertion (the heap's order does not depend on its layout).
+            if mode == Mode::CanSend {
+                self.wait[level].remove(pos);
+            } else {
                 self.wait[level].set(pos, at_delay(now, delay));
             }
         }
@@ -317,13 +332,11 @@ impl<P> Htb<P> {
             *deficit += quantum.expect("only leaves are served").0 as i64;
             self.levels.pass_turn(&self.topo, leaf, level, prio);
         }
-        let backlogged = !self.queues.is_empty(leaf as usize);
-        if !backlogged {
+        if self.queues.is_empty(leaf as usize) {
             self.levels.deactivate_leaf(&self.topo, leaf);
         }
         self.charge(leaf, level, len, now);
-        self.ready
-            .refresh(&self.topo, &self.buckets, leaf, backlogged);
+        self.ready.mark(leaf);
         Dequeued {
             pkt,
             class: ClassId(leaf),
@@ -350,7 +363,8 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         debug_assert!(self.is_leaf(class), "the qdisc offers leaves only");
         if self.queues.push_back(class.index(), pkt) {
             self.levels.activate_leaf(&self.topo, class.0);
-            self.ready.refresh(&self.topo, &self.buckets, class.0, true);
+            self.ready.mark(class.0);
+            self.settle();
         }
         Enqueue::Queued
     }
@@ -363,7 +377,9 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
             self.apply_events(level, now);
             let mask = self.levels.row_mask(level);
             if mask != 0 {
-                return Some(self.serve(level as u8, mask.trailing_zeros(), now));
+                let d = self.serve(level as u8, mask.trailing_zeros(), now);
+                self.settle();
+                return Some(d);
             }
         }
         None
@@ -372,6 +388,9 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
     fn poll_at(&self, now: Instant) -> PollAt {
         if self.queues.queued() == 0 {
             return PollAt::Idle;
+        }
+        if self.levels.any_row() {
+            return PollAt::Now;
         }
         let t = self
             .ready
@@ -387,8 +406,8 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         let pkt = self.queues.pop_back(class.index())?;
         if self.queues.is_empty(class.index()) {
             self.levels.deactivate_leaf(&self.topo, class.0);
-            self.ready
-                .refresh(&self.topo, &self.buckets, class.0, false);
+            self.ready.mark(class.0);
+            self.settle();
         }
         Some(pkt)
     }
