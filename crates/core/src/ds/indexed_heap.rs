@@ -158,6 +158,11 @@ impl IndexedHeap {
             return;
         }
         let p = p as usize;
+        if self.heap.len() == 1 {
+            // Alone in the heap (H-FSC's one-child parents, one-class trees): no sift.
+            self.heap[0].key = key;
+            return;
+        }
         let old = self.heap[p].key;
         if key < old {
             self.sift_up(p, e);
