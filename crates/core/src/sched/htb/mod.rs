@@ -137,8 +137,11 @@
 //! With `n` classes and depth `d <= 8`: enqueue and `remove_newest` cost O(d log n);
 //! dequeue costs O(d log n) plus O(log n) per mode change applied (rows and feeds are
 //! hierarchical bitmaps, [`crate::ds::IdSet`]; wait queues and the readiness minima are
-//! [`IndexedHeap`]s). Nothing allocates after construction except the leaves' queues
-//! growing to their peak length.
+//! [`IndexedHeap`]s). The readiness behind `poll_at` is recomputed only when no row
+//! holds a class (module `ready`): then O(d log n) per leaf charged or changed since
+//! the last recomputation, and nothing while HTB keeps sending. Token costs are exact
+//! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). Nothing
+//! allocates after construction except the leaves' queues growing to their peak length.
 
 mod bucket;
 mod config;
