@@ -11,7 +11,7 @@
 
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::sched::{Dequeued, Dropped, Packet, PollAt, Scheduler, len_of};
-use crate::stats::Qdisc;
+use crate::stats::{Counters, Qdisc};
 use crate::units::{Bytes, Instant, Rate};
 
 /// What [`EgressPort::transmit`] did.
@@ -87,6 +87,30 @@ impl<P: Packet, S: Scheduler<P>> EgressPort<P, S> {
         on_drop: impl FnMut(Dropped<P>),
     ) -> bool {
         self.qdisc.enqueue(now, class, pkt, on_drop)
+    }
+
+    /// Replaces the qdisc, line rate and overhead by a new configuration's at `now`,
+    /// keeping the packet on the wire (`busy_until` is unchanged): `qdisc` takes over the
+    /// old qdisc's classes, counters and queued packets as [`Qdisc::take_over`] says,
+    /// with `map` from the old class ids to the new. Returns the final counters of the
+    /// removed classes (ids of the old tree); their queued packets went to `on_drop`.
+    pub fn reconfigure<S2: Scheduler<P>>(
+        self,
+        now: Instant,
+        mut qdisc: Qdisc<P, S2>,
+        rate: Rate,
+        overhead: Bytes,
+        map: impl Fn(ClassId) -> Option<ClassId>,
+        on_drop: impl FnMut(Dropped<P>),
+    ) -> (EgressPort<P, S2>, Vec<(ClassId, Counters)>) {
+        let removed = qdisc.take_over(now, self.qdisc, map, on_drop);
+        let port = EgressPort {
+            qdisc,
+            rate,
+            overhead,
+            busy_until: self.busy_until,
+        };
+        (port, removed)
     }
 
     /// Starts the next packet if the link is free and the scheduler releases one.

@@ -75,16 +75,24 @@ pub enum DropReason {
     /// The packet was addressed to a class that cannot hold packets (not a leaf, or no
     /// such class).
     NotALeaf,
+    /// The driver had no buffer to hold the arrival (the shaper's frame pool was
+    /// exhausted); counted with [`crate::Qdisc::refuse`], the discipline never saw it.
+    NoBuffer,
+    /// The packet was queued in a class that a new configuration removed (or changed
+    /// from a leaf into an interior class); see [`crate::Qdisc::take_over`].
+    Reconfigured,
 }
 
 impl DropReason {
     /// Every reason, in a fixed order (used for counters and reports).
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::ClassLimit,
         DropReason::SharedLimit,
         DropReason::PushedOut,
         DropReason::TooLarge,
         DropReason::NotALeaf,
+        DropReason::NoBuffer,
+        DropReason::Reconfigured,
     ];
     /// Number of reasons.
     pub const COUNT: usize = Self::ALL.len();
@@ -103,6 +111,8 @@ impl DropReason {
             DropReason::PushedOut => "pushed_out",
             DropReason::TooLarge => "too_large",
             DropReason::NotALeaf => "not_a_leaf",
+            DropReason::NoBuffer => "no_buffer",
+            DropReason::Reconfigured => "reconfigured",
         }
     }
 }
