@@ -1,0 +1,105 @@
+//! A direct-mapped flow cache: the class of the last frame seen with the same header
+//! fields, in a fixed table allocated once (no allocation per frame, bounded memory,
+//! deterministic: the hash has no random seed).
+
+use linkshare_core::hierarchy::ClassId;
+
+use crate::frame::Headers;
+
+/// Entries of the cache (a power of two).
+const ENTRIES: usize = 4096;
+
+/// Every header field a rule can test: two frames with equal keys match the same rules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    src: [u8; 16],
+    dst: [u8; 16],
+    ether_type: u16,
+    /// VLAN id, or `u16::MAX` when untagged.
+    vlan: u16,
+    sport: u16,
+    dport: u16,
+    /// IP version (0: not IP).
+    version: u8,
+    protocol: u8,
+    dscp: u8,
+    has_ports: bool,
+}
+
+impl FlowKey {
+    /// The key of a parsed frame.
+    #[inline]
+    pub fn of(h: &Headers) -> FlowKey {
+        let mut k = FlowKey {
+            ether_type: h.ether_type,
+            vlan: h.vlan.unwrap_or(u16::MAX),
+            ..FlowKey::default()
+        };
+        if let Some(ip) = &h.ip {
+            k.src = ip.src;
+            k.dst = ip.dst;
+            k.version = ip.version;
+            k.protocol = ip.protocol;
+            k.dscp = ip.dscp;
+            if let Some((s, d)) = ip.ports {
+                k.has_ports = true;
+                k.sport = s;
+                k.dport = d;
+            }
+        }
+        k
+    }
+
+    /// A fixed multiply-xor hash of the key's fields.
+    #[inline]
+    fn slot(&self) -> usize {
+        const M: u64 = 0x9e37_79b9_7f4a_7c15;
+        let words = [
+            u64::from_le_bytes(self.src[..8].try_into().unwrap_or_default()),
+            u64::from_le_bytes(self.src[8..].try_into().unwrap_or_default()),
+            u64::from_le_bytes(self.dst[..8].try_into().unwrap_or_default()),
+            u64::from_le_bytes(self.dst[8..].try_into().unwrap_or_default()),
+            u64::from(self.ether_type)
+                | u64::from(self.vlan) << 16
+                | u64::from(self.sport) << 32
+                | u64::from(self.dport) << 48,
+            u64::from(self.version)
+                | u64::from(self.protocol) << 8
+                | u64::from(self.dscp) << 16
+                | u64::from(self.has_ports) << 24,
+        ];
+        let mut h: u64 = 0;
+        for w in words {
+            h = (h.rotate_left(5) ^ w).wrapping_mul(M);
+        }
+        (h >> 32) as usize & (ENTRIES - 1)
+    }
+}
+
+/// See the [module docs](self).
+#[derive(Clone, Debug)]
+pub(crate) struct FlowCache {
+    entries: Box<[Option<(FlowKey, ClassId)>]>,
+}
+
+impl FlowCache {
+    pub(crate) fn new() -> FlowCache {
+        FlowCache {
+            entries: vec![None; ENTRIES].into_boxed_slice(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, key: &FlowKey) -> Option<ClassId> {
+        match &self.entries[key.slot()] {
+            Some((k, class)) if k == key => Some(*class),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn insert(&mut self, key: FlowKey, class: ClassId) {
+        let slot = key.slot();
+        self.entries[slot] = Some((key, class));
+    }
+}
