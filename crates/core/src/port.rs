@@ -89,28 +89,29 @@ impl<P: Packet, S: Scheduler<P>> EgressPort<P, S> {
         self.qdisc.enqueue(now, class, pkt, on_drop)
     }
 
+    /// Counts an arrival the driver could not buffer; see [`Qdisc::refuse`].
+    pub fn refuse(&mut self, class: ClassId, len: Bytes, reason: crate::sched::DropReason) {
+        self.qdisc.refuse(class, len, reason);
+    }
+
     /// Replaces the qdisc, line rate and overhead by a new configuration's at `now`,
     /// keeping the packet on the wire (`busy_until` is unchanged): `qdisc` takes over the
     /// old qdisc's classes, counters and queued packets as [`Qdisc::take_over`] says,
     /// with `map` from the old class ids to the new. Returns the final counters of the
     /// removed classes (ids of the old tree); their queued packets went to `on_drop`.
-    pub fn reconfigure<S2: Scheduler<P>>(
-        self,
+    pub fn reconfigure(
+        &mut self,
         now: Instant,
-        mut qdisc: Qdisc<P, S2>,
+        qdisc: Qdisc<P, S>,
         rate: Rate,
         overhead: Bytes,
         map: impl Fn(ClassId) -> Option<ClassId>,
         on_drop: impl FnMut(Dropped<P>),
-    ) -> (EgressPort<P, S2>, Vec<(ClassId, Counters)>) {
-        let removed = qdisc.take_over(now, self.qdisc, map, on_drop);
-        let port = EgressPort {
-            qdisc,
-            rate,
-            overhead,
-            busy_until: self.busy_until,
-        };
-        (port, removed)
+    ) -> Vec<(ClassId, Counters)> {
+        let old = core::mem::replace(&mut self.qdisc, qdisc);
+        self.rate = rate;
+        self.overhead = overhead;
+        self.qdisc.take_over(now, old, map, on_drop)
     }
 
     /// Starts the next packet if the link is free and the scheduler releases one.

@@ -172,7 +172,7 @@ fn reconfigure_keeps_the_packet_on_the_wire() {
     };
     assert_eq!(done_at, Instant::from_millis(1));
     let faster = Rate::from_mbit(16);
-    let (mut port, removed) = port.reconfigure(
+    let removed = port.reconfigure(
         Instant(10_000),
         Qdisc::new(&t, Fifo::<TestPacket>::new(), BufferConfig::default()),
         faster,

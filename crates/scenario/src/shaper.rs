@@ -43,6 +43,9 @@ pub struct ShaperSettings {
     pub spin: Duration,
     /// `metrics`: where to serve Prometheus metrics (the command line may override it).
     pub metrics: Option<SocketAddr>,
+    /// `realtime`: run the datapath thread under `SCHED_FIFO` (needs CAP_SYS_NICE), so
+    /// that it wakes on time on a loaded machine.
+    pub realtime: bool,
     /// `[[filter]]` rules, in file order.
     pub rules: Vec<Rule>,
     /// `default`: the leaf of frames no rule matches, and of frames that do not parse.

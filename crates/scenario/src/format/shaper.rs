@@ -13,7 +13,9 @@ use crate::problem::did_you_mean;
 use crate::reader::{Ctx, Sp, Span, Table, Value};
 
 /// Keys of `[shaper]`.
-const SHAPER_KEYS: &[&str] = &["in", "out", "default", "pool", "pacing", "spin", "metrics"];
+const SHAPER_KEYS: &[&str] = &[
+    "in", "out", "default", "pool", "pacing", "spin", "metrics", "realtime",
+];
 
 /// Keys of a `[[filter]]`.
 const FILTER_KEYS: &[&str] = &[
@@ -75,6 +77,7 @@ pub(crate) struct ShaperDef {
     pub(crate) pacing: PacingMode,
     pub(crate) spin: Duration,
     pub(crate) metrics: Option<SocketAddr>,
+    pub(crate) realtime: bool,
 }
 
 /// A `[[filter]]`, read.
@@ -155,7 +158,12 @@ pub(crate) fn read_shaper(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<ShaperDef>
             }
         }
     });
+    let realtime = t
+        .get("realtime")
+        .and_then(|v| ctx.boolean("shaper.realtime", v))
+        .is_some_and(|b| b.value);
     Some(ShaperDef {
+        realtime,
         span: t.span.clone(),
         input,
         output,

@@ -93,6 +93,7 @@ pub(crate) fn resolve(
         pacing: def.pacing,
         spin: def.spin,
         metrics: def.metrics,
+        realtime: def.realtime,
         rules: rules?,
         default: default?,
     }))
