@@ -103,3 +103,17 @@ pub(crate) fn clear_lro(name: &str) -> io::Result<()> {
     let flags = ethtool(name, ETHTOOL_GFLAGS, 0)?;
     ethtool(name, ETHTOOL_SFLAGS, flags & !ETH_FLAG_LRO).map(|_| ())
 }
+
+/// Moves the calling thread into the network namespace `name` (as `ip netns` names
+/// them, a file under `/var/run/netns`). Only this thread changes namespace.
+pub(crate) fn enter_netns(name: &str) -> io::Result<()> {
+    let path = std::path::Path::new("/var/run/netns").join(name);
+    let file = std::fs::File::open(path)?;
+    // SAFETY: `file` is an open namespace file descriptor that outlives the call;
+    // CLONE_NEWNET only switches this thread's network namespace.
+    let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
