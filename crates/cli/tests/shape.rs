@@ -30,6 +30,20 @@ fn bed(tag: &str, tools: &[&str]) -> Option<Testbed> {
     Some(Testbed::new(tag).expect("create the test namespaces"))
 }
 
+/// The testbed for a test that measures rates or latency: those need the optimised
+/// binary (the core's debug assertions check whole queues on every operation), so
+/// they skip in a debug build; `.ci/run` runs them with
+/// `cargo test --release -p linkshare --test shape`.
+fn timed_bed(tag: &str, tools: &[&str]) -> Option<Testbed> {
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "skipped: measures rates, needs a release build: cargo test --release -p linkshare --test shape"
+        );
+        return None;
+    }
+    bed(tag, tools)
+}
+
 /// A running `linkshare shape`, with its configuration and output directory.
 struct Shaper {
     proc: Proc,
@@ -65,7 +79,10 @@ fn start(bed: &Testbed, dir: &TempDir, config: &str) -> Shaper {
     };
     let t0 = Instant::now();
     while scrape(bed, &s).is_none() {
-        assert!(t0.elapsed() < Duration::from_secs(10), "the shaper did not start");
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the shaper did not start"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     s
@@ -124,7 +141,10 @@ fn stop(s: Shaper) -> (Value, String) {
     );
     assert!(out.status.success(), "the shaper failed:\n{text}");
     let json = std::fs::read_to_string(s.out.join("summary.json")).expect("final summary");
-    (serde_json::from_str(&json).expect("summary.json parses"), text)
+    (
+        serde_json::from_str(&json).expect("summary.json parses"),
+        text,
+    )
 }
 
 fn class<'a>(summary: &'a Value, name: &str) -> &'a Value {
@@ -163,7 +183,10 @@ fn rate_between(a: &Value, b: &Value, name: &str) -> f64 {
 /// An iperf3 server on `port` in the server namespace, for one test.
 fn iperf_server(bed: &Testbed, port: u16) -> Proc {
     let p = bed
-        .spawn(&bed.server, &["iperf3", "-s", "-1", "-p", &port.to_string()])
+        .spawn(
+            &bed.server,
+            &["iperf3", "-s", "-1", "-p", &port.to_string()],
+        )
         .expect("start iperf3 -s");
     std::thread::sleep(Duration::from_millis(200));
     p
@@ -195,24 +218,38 @@ realtime = true
 #[test]
 fn one_tcp_flow_fills_a_50mbit_link() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = bed("tcp1", &["iperf3"]) else { return };
+    let Some(bed) = timed_bed("tcp1", &["iperf3"]) else {
+        return;
+    };
     let dir = TempDir::new("shape-tcp1");
     let shaper = start(&bed, &dir, ONE_CLASS_TCP);
     let _server = iperf_server(&bed, 5201);
     let client = iperf_client(&bed, 5201, &["-t", "8", "-O", "1", "-J"]);
     let out = client.wait().expect("iperf3 ends");
     let report: Value = serde_json::from_slice(&out.stdout).expect("iperf3 -J output");
-    let bps = report["end"]["sum_received"]["bits_per_second"].as_f64().unwrap();
+    let bps = report["end"]["sum_received"]["bits_per_second"]
+        .as_f64()
+        .unwrap();
     let (summary, _) = stop(shaper);
     assert_conserved(&summary);
-    eprintln!("one TCP flow through 50 Mbit/s: {:.2} Mbit/s goodput ({:.1} %)", bps / 1e6, bps / 50e6 * 100.0);
-    assert!(bps >= 0.9 * 50e6, "TCP reached only {:.2} Mbit/s of 50", bps / 1e6);
+    eprintln!(
+        "one TCP flow through 50 Mbit/s: {:.2} Mbit/s goodput ({:.1} %)",
+        bps / 1e6,
+        bps / 50e6 * 100.0
+    );
+    assert!(
+        bps >= 0.9 * 50e6,
+        "TCP reached only {:.2} Mbit/s of 50",
+        bps / 1e6
+    );
 }
 
 #[test]
 fn four_tcp_flows_in_two_classes_split_1_to_3() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = bed("tcp4", &["iperf3"]) else { return };
+    let Some(bed) = timed_bed("tcp4", &["iperf3"]) else {
+        return;
+    };
     let dir = TempDir::new("shape-tcp4");
     let config = r#"
 [link]
@@ -259,8 +296,15 @@ dport = 5302
         light / 1e6,
         heavy / 1e6
     );
-    assert!((ratio / 3.0 - 1.0).abs() <= 0.05, "ratio {ratio:.3}, not 3 ± 5 %");
-    assert!(light + heavy >= 0.9 * 50e6, "the link was not filled: {:.2} Mbit/s", (light + heavy) / 1e6);
+    assert!(
+        (ratio / 3.0 - 1.0).abs() <= 0.05,
+        "ratio {ratio:.3}, not 3 ± 5 %"
+    );
+    assert!(
+        light + heavy >= 0.9 * 50e6,
+        "the link was not filled: {:.2} Mbit/s",
+        (light + heavy) / 1e6
+    );
 }
 
 /// Rates (Mbit/s) of A1, B2, C while C sends and after it stops.
@@ -276,8 +320,13 @@ const EXP2_CLASSES: [&str; 3] = ["A1", "B2", "C"];
 /// the first 5 s; `sample(t)` is called at 1, 4.5, 6 and 9.5 s and returns per-class
 /// (seconds, bytes) counters.
 fn exp2_traffic(bed: &Testbed, mut sample: impl FnMut() -> [(f64, f64); 3]) -> Exp2 {
-    let servers: Vec<Proc> = [5201, 5202, 5203].iter().map(|&p| iperf_server(bed, p)).collect();
-    let udp = |port: u16, secs: &str| iperf_client(bed, port, &["-u", "-b", "60M", "-l", "1000", "-t", secs]);
+    let servers: Vec<Proc> = [5201, 5202, 5203]
+        .iter()
+        .map(|&p| iperf_server(bed, p))
+        .collect();
+    let udp = |port: u16, secs: &str| {
+        iperf_client(bed, port, &["-u", "-b", "60M", "-l", "1000", "-t", secs])
+    };
     let t0 = Instant::now();
     let clients = [udp(5201, "11"), udp(5202, "11"), udp(5203, "5")];
     let at = |s: f64| {
@@ -304,8 +353,13 @@ fn exp2_traffic(bed: &Testbed, mut sample: impl FnMut() -> [(f64, f64); 3]) -> E
 
 fn exp2_shaper(bed: &Testbed, scheduler: &str) -> Exp2 {
     let dir = TempDir::new(&format!("shape-exp2-{scheduler}"));
-    let text = std::fs::read_to_string(common::scenarios_dir().join("shaper/hls-exp2-100mbit.toml")).unwrap();
-    let text = text.replace("scheduler = \"hls\"", &format!("scheduler = \"{scheduler}\""));
+    let text =
+        std::fs::read_to_string(common::scenarios_dir().join("shaper/hls-exp2-100mbit.toml"))
+            .unwrap();
+    let text = text.replace(
+        "scheduler = \"hls\"",
+        &format!("scheduler = \"{scheduler}\""),
+    );
     let shaper = start(bed, &dir, &text);
     let r = exp2_traffic(bed, || {
         let s = summary(&shaper);
@@ -324,29 +378,52 @@ fn exp2_kernel_htb(bed: &Testbed) -> Exp2 {
     let tc = |args: &str| {
         let mut a = vec!["tc"];
         a.extend(args.split_whitespace());
-        bed.exec(&bed.shaper, &a).unwrap_or_else(|e| panic!("{args}: {e}"));
+        bed.exec(&bed.shaper, &a)
+            .unwrap_or_else(|e| panic!("{args}: {e}"));
     };
     tc("qdisc add dev so root handle 1: htb default 12");
     tc("class add dev so parent 1: classid 1:1 htb rate 100mbit ceil 100mbit");
-    for (id, parent, rate) in [(10, 1, 30), (20, 1, 30), (30, 1, 40), (11, 10, 10), (12, 10, 20), (21, 20, 10), (22, 20, 20)] {
-        tc(&format!("class add dev so parent 1:{parent} classid 1:{id} htb rate {rate}mbit ceil 100mbit"));
+    for (id, parent, rate) in [
+        (10, 1, 30),
+        (20, 1, 30),
+        (30, 1, 40),
+        (11, 10, 10),
+        (12, 10, 20),
+        (21, 20, 10),
+        (22, 20, 20),
+    ] {
+        tc(&format!(
+            "class add dev so parent 1:{parent} classid 1:{id} htb rate {rate}mbit ceil 100mbit"
+        ));
     }
     for id in [30, 11, 12, 21, 22] {
-        tc(&format!("qdisc add dev so parent 1:{id} handle {id}: pfifo limit 1000"));
+        tc(&format!(
+            "qdisc add dev so parent 1:{id} handle {id}: pfifo limit 1000"
+        ));
     }
     for (port, id) in [(5201, 11), (5202, 22), (5203, 30)] {
-        tc(&format!("filter add dev so parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport {port} 0xffff flowid 1:{id}"));
+        tc(&format!(
+            "filter add dev so parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport {port} 0xffff flowid 1:{id}"
+        ));
     }
     let r = exp2_traffic(bed, || {
-        let out = bed.exec(&bed.shaper, &["tc", "-s", "-j", "class", "show", "dev", "so"]).unwrap();
+        let out = bed
+            .exec(&bed.shaper, &["tc", "-s", "class", "show", "dev", "so"])
+            .unwrap();
         let secs = START.elapsed().as_secs_f64();
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        // `class htb 1:11 parent ...` then ` Sent 12345 bytes 10 pkt ...`.
         let bytes = |handle: &str| {
-            v.as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["handle"] == handle)
-                .map_or(0.0, |c| c["stats"]["bytes"].as_f64().unwrap_or(0.0))
+            let mut lines = text.lines();
+            while let Some(l) = lines.next() {
+                if l.split_whitespace().nth(2) == Some(handle) {
+                    return lines
+                        .next()
+                        .and_then(|s| s.split_whitespace().nth(1)?.parse::<f64>().ok())
+                        .unwrap_or(0.0);
+                }
+            }
+            0.0
         };
         [("1:11"), ("1:22"), ("1:30")].map(|h| (secs, bytes(h)))
     });
@@ -361,7 +438,14 @@ fn exp2_simulated(scheduler: &str) -> Exp2 {
     let dir = TempDir::new(&format!("sim-exp2-{scheduler}"));
     let scenario = common::scenarios_dir().join("shaper/hls-exp2-100mbit.toml");
     let out = common::linkshare(
-        &["run", scenario.to_str().unwrap(), "--scheduler", scheduler, "--out", dir.path().to_str().unwrap()],
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--scheduler",
+            scheduler,
+            "--out",
+            dir.path().to_str().unwrap(),
+        ],
         Path::new("."),
     );
     assert!(out.status.success(), "{}", common::stderr(&out));
@@ -386,37 +470,65 @@ fn exp2_simulated(scheduler: &str) -> Exp2 {
 #[test]
 fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = bed("exp2", &["iperf3", "tc"]) else { return };
+    let Some(bed) = timed_bed("exp2", &["iperf3", "tc"]) else {
+        return;
+    };
     let _ = *START;
+    eprintln!(
+        "HLS Experiment 2 at 100 Mbit/s, Mbit/s  C sending:  A1      B2      C  |  C idle:  A1      B2      C"
+    );
+    let row = |name: &str, r: Exp2| {
+        eprintln!(
+            "  {name:<16}            {:>7.2} {:>7.2} {:>7.2} |        {:>7.2} {:>7.2} {:>7.2}",
+            r.c_on[0], r.c_on[1], r.c_on[2], r.c_off[0], r.c_off[1], r.c_off[2]
+        );
+        (name.to_owned(), r)
+    };
     let mut rows: Vec<(String, Exp2)> = vec![
-        ("shaper htb".into(), exp2_shaper(&bed, "htb")),
-        ("shaper hls".into(), exp2_shaper(&bed, "hls")),
-        ("simulator htb".into(), exp2_simulated("htb")),
-        ("simulator hls".into(), exp2_simulated("hls")),
+        row("shaper htb", exp2_shaper(&bed, "htb")),
+        row("shaper hls", exp2_shaper(&bed, "hls")),
+        row("simulator htb", exp2_simulated("htb")),
+        row("simulator hls", exp2_simulated("hls")),
     ];
     if bed.kernel_has_qdisc("htb") {
-        rows.push(("kernel htb".into(), exp2_kernel_htb(&bed)));
+        rows.push(row("kernel htb", exp2_kernel_htb(&bed)));
     } else {
         eprintln!("kernel htb skipped: this kernel has no HTB qdisc");
     }
-    eprintln!("HLS Experiment 2 at 100 Mbit/s, Mbit/s    C sending: A1  B2  C   | C idle: A1  B2  C");
-    for (name, r) in &rows {
-        eprintln!(
-            "  {name:<16} {:>7.2} {:>7.2} {:>7.2} | {:>7.2} {:>7.2} {:>7.2}",
-            r.c_on[0], r.c_on[1], r.c_on[2], r.c_off[0], r.c_off[1], r.c_off[2]
+    let (real, sim) = (rows[0].1, rows[2].1);
+    // While C sends, every class has its guarantee: our HTB on real frames within ±5 %
+    // of our simulated HTB, class by class.
+    for i in 0..3 {
+        let (got, want) = (real.c_on[i], sim.c_on[i]);
+        assert!(
+            (got / want - 1.0).abs() <= 0.05,
+            "C sending: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {})",
+            EXP2_CLASSES[i]
         );
     }
-    let (real, sim) = (rows[0].1, rows[2].1);
-    for i in 0..3 {
-        for (got, want) in [(real.c_on[i], sim.c_on[i]), (real.c_off[i], sim.c_off[i])] {
-            if want > 1.0 {
-                assert!((got / want - 1.0).abs() <= 0.05, "real HTB {got:.2} vs simulated {want:.2} (class {})", EXP2_CLASSES[i]);
-            }
-        }
+    // While C idles, A1 and B2 borrow its 40 Mbit/s: their sum within ±5 %; how HTB
+    // splits what they borrow depends on when each class's tokens run out, and moves
+    // between runs by up to 10 % on the kernel's own HTB too (BENCHMARKS.md, "Shaper"),
+    // so each is checked within ±10 % of the simulated split.
+    let (got, want) = (real.c_off[0] + real.c_off[1], sim.c_off[0] + sim.c_off[1]);
+    assert!(
+        (got / want - 1.0).abs() <= 0.05,
+        "C idle: real HTB A1+B2 {got:.2} vs simulated {want:.2}"
+    );
+    for i in 0..2 {
+        let (got, want) = (real.c_off[i], sim.c_off[i]);
+        assert!(
+            (got / want - 1.0).abs() <= 0.10,
+            "C idle: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {})",
+            EXP2_CLASSES[i]
+        );
     }
     let hls = rows[1].1;
     let split = hls.c_off[0] / hls.c_off[1];
-    assert!((split - 1.0).abs() <= 0.03, "HLS A1/B2 while C idles: {split:.3}");
+    assert!(
+        (split - 1.0).abs() <= 0.03,
+        "HLS A1/B2 while C idles: {split:.3}"
+    );
 }
 
 #[test]
@@ -457,20 +569,36 @@ fn malformed_frames_go_to_the_default_class_and_are_counted() {
     let frames: Vec<Vec<u8>> = vec![truncated, bad_ihl, long_chain, vlans, short_udp];
     let sent = Testbed::in_netns(&bed.client, || {
         let tx = RawSender::open(CLIENT_IF).expect("raw socket");
-        let refs: Vec<&[u8]> = frames.iter().flat_map(|f| std::iter::repeat_n(f.as_slice(), 20)).collect();
+        let refs: Vec<&[u8]> = frames
+            .iter()
+            .flat_map(|f| std::iter::repeat_n(f.as_slice(), 20))
+            .collect();
         tx.send(&refs)
     })
     .unwrap();
     assert_eq!(sent, 100);
     std::thread::sleep(Duration::from_millis(300));
     let text = scrape(&bed, &shaper).expect("the shaper still answers");
-    let unparsed: f64 = ["bad_ipv4", "bad_ipv6_extensions", "bad_vlan", "short_transport"]
-        .iter()
-        .map(|r| metric(&text, &format!("linkshare_datapath_unparsed_total{{reason=\"{r}\"}}")))
-        .sum();
+    let unparsed: f64 = [
+        "bad_ipv4",
+        "bad_ipv6_extensions",
+        "bad_vlan",
+        "short_transport",
+    ]
+    .iter()
+    .map(|r| {
+        metric(
+            &text,
+            &format!("linkshare_datapath_unparsed_total{{reason=\"{r}\"}}"),
+        )
+    })
+    .sum();
     assert_eq!(unparsed, 100.0, "{text}");
     // And real traffic still flows.
-    let ping = bed.exec(&bed.client, &["ping", "-c", "3", "-i", "0.2", "-W", "2", SERVER_IP]);
+    let ping = bed.exec(
+        &bed.client,
+        &["ping", "-c", "3", "-i", "0.2", "-W", "2", SERVER_IP],
+    );
     assert!(ping.is_ok(), "ping after malformed frames: {ping:?}");
     let (summary, _) = stop(shaper);
     assert_conserved(&summary);
@@ -480,9 +608,13 @@ fn malformed_frames_go_to_the_default_class_and_are_counted() {
 #[test]
 fn overload_stays_within_the_pool_and_every_drop_is_counted() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = bed("load", &["iperf3"]) else { return };
+    let Some(bed) = timed_bed("load", &["iperf3"]) else {
+        return;
+    };
     let dir = TempDir::new("shape-load");
-    let config = ONE_CLASS_TCP.replace("50mbit", "5mbit").replace("realtime = true", "realtime = true\npool = 256");
+    let config = ONE_CLASS_TCP
+        .replace("50mbit", "5mbit")
+        .replace("realtime = true", "realtime = true\npool = 256");
     let shaper = start(&bed, &dir, &config);
     let rss = |pid: u32| {
         let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -499,9 +631,18 @@ fn overload_stays_within_the_pool_and_every_drop_is_counted() {
     let during = rss(shaper.proc.pid());
     assert!(metric(&text, "linkshare_pool_frames{state=\"in_use\"}") <= 256.0);
     // At every scrape: received = sent + dropped + queued.
-    let received = metric(&text, "linkshare_class_received_packets_total{class=\"all\",state=\"active\"}");
-    let sent = metric(&text, "linkshare_class_sent_packets_total{class=\"all\",state=\"active\"}");
-    let queued = metric(&text, "linkshare_class_backlog_packets{class=\"all\",state=\"active\"}");
+    let received = metric(
+        &text,
+        "linkshare_class_received_packets_total{class=\"all\",state=\"active\"}",
+    );
+    let sent = metric(
+        &text,
+        "linkshare_class_sent_packets_total{class=\"all\",state=\"active\"}",
+    );
+    let queued = metric(
+        &text,
+        "linkshare_class_backlog_packets{class=\"all\",state=\"active\"}",
+    );
     let dropped: f64 = text
         .lines()
         .filter(|l| l.starts_with("linkshare_class_dropped_packets_total{class=\"all\""))
@@ -516,13 +657,18 @@ fn overload_stays_within_the_pool_and_every_drop_is_counted() {
     let drops = &all["drops_by_reason"];
     assert!(num(&drops["no_buffer"]) > 0, "{drops}");
     eprintln!("overload: RSS {before} kB before, {during} kB during; drops {drops}");
-    assert!(during < before + 16 * 1024, "RSS grew from {before} to {during} kB");
+    assert!(
+        during < before + 16 * 1024,
+        "RSS grew from {before} to {during} kB"
+    );
 }
 
 #[test]
 fn reload_under_traffic_loses_nothing_unaccounted() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = bed("reload", &["iperf3"]) else { return };
+    let Some(bed) = bed("reload", &["iperf3"]) else {
+        return;
+    };
     let dir = TempDir::new("shape-reload");
     let two = r#"
 [link]
@@ -561,32 +707,59 @@ dport = 5202
     let three = two
         .replace("name = \"b\"", "name = \"c\"")
         .replace("class = \"b\"", "class = \"c\"")
-        .replace("rate = \"10mbit\"\nceil = \"20mbit\"\n\n[[class]]\nname = \"c\"", "rate = \"15mbit\"\nceil = \"20mbit\"\n\n[[class]]\nname = \"c\"")
+        .replace(
+            "rate = \"10mbit\"\nceil = \"20mbit\"\n\n[[class]]\nname = \"c\"",
+            "rate = \"15mbit\"\nceil = \"20mbit\"\n\n[[class]]\nname = \"c\"",
+        )
         .replace("rate = \"10mbit\"\nceil", "rate = \"5mbit\"\nceil");
     std::fs::write(&shaper.config, &three).unwrap();
     shaper.proc.signal("HUP").unwrap();
     std::thread::sleep(Duration::from_secs(1));
     // An invalid configuration is refused; the running one stays.
-    std::fs::write(&shaper.config, three.replace("default = \"a\"", "default = \"nope\"")).unwrap();
+    std::fs::write(
+        &shaper.config,
+        three.replace("default = \"a\"", "default = \"nope\""),
+    )
+    .unwrap();
     shaper.proc.signal("HUP").unwrap();
     std::thread::sleep(Duration::from_millis(500));
     let text = scrape(&bed, &shaper).unwrap();
     assert_eq!(metric(&text, "linkshare_datapath_reloads_total"), 1.0);
-    assert_eq!(metric(&text, "linkshare_datapath_reload_failures_total"), 1.0);
-    let b_removed = metric(&text, "linkshare_class_received_packets_total{class=\"b\",state=\"removed\"}");
-    let b_sent = metric(&text, "linkshare_class_sent_packets_total{class=\"b\",state=\"removed\"}");
+    assert_eq!(
+        metric(&text, "linkshare_datapath_reload_failures_total"),
+        1.0
+    );
+    let b_removed = metric(
+        &text,
+        "linkshare_class_received_packets_total{class=\"b\",state=\"removed\"}",
+    );
+    let b_sent = metric(
+        &text,
+        "linkshare_class_sent_packets_total{class=\"b\",state=\"removed\"}",
+    );
     let b_dropped: f64 = text
         .lines()
-        .filter(|l| l.starts_with("linkshare_class_dropped_packets_total{class=\"b\",state=\"removed\""))
+        .filter(|l| {
+            l.starts_with("linkshare_class_dropped_packets_total{class=\"b\",state=\"removed\"")
+        })
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum();
-    assert_eq!(b_removed, b_sent + b_dropped, "a removed class holds nothing: {text}");
+    assert_eq!(
+        b_removed,
+        b_sent + b_dropped,
+        "a removed class holds nothing: {text}"
+    );
     let _ = (c1.wait(), c2.wait());
     std::thread::sleep(Duration::from_millis(300));
     // Every frame read is in a class, current or removed (UDP: no segmentation).
     let text = scrape(&bed, &shaper).unwrap();
     let received = |class: &str, state: &str| {
-        metric(&text, &format!("linkshare_class_received_packets_total{{class=\"{class}\",state=\"{state}\"}}"))
+        metric(
+            &text,
+            &format!(
+                "linkshare_class_received_packets_total{{class=\"{class}\",state=\"{state}\"}}"
+            ),
+        )
     };
     assert_eq!(
         metric(&text, "linkshare_datapath_rx_frames_total"),
@@ -598,13 +771,28 @@ dport = 5202
     assert_conserved(&end);
     // a kept its counters across the reload.
     assert!(num(&class(&end, "a")["packets_sent"]) >= num(&class(&before, "a")["packets_sent"]));
-    assert!(num(&class(&end, "c")["packets_delivered"]) > 0, "c took b's traffic");
+    assert!(
+        num(&class(&end, "c")["packets_delivered"]) > 0,
+        "c took b's traffic"
+    );
 }
 
 /// Round-trip times (ms) of `count` pings from the client to the server.
 fn ping(bed: &Testbed, count: u32) -> Vec<f64> {
     let out = bed
-        .exec(&bed.client, &["ping", "-c", &count.to_string(), "-i", "0.02", "-W", "2", SERVER_IP])
+        .exec(
+            &bed.client,
+            &[
+                "ping",
+                "-c",
+                &count.to_string(),
+                "-i",
+                "0.02",
+                "-W",
+                "2",
+                SERVER_IP,
+            ],
+        )
         .expect("ping");
     let text = String::from_utf8_lossy(&out.stdout);
     let mut rtts: Vec<f64> = text
@@ -627,7 +815,9 @@ const SLACK_MS: f64 = 2.0;
 #[test]
 fn priority_pings_under_a_saturated_class_and_the_idle_shapers_latency() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = bed("lat", &["iperf3", "ping"]) else { return };
+    let Some(bed) = timed_bed("lat", &["iperf3", "ping"]) else {
+        return;
+    };
     // The idle reference: the kernel's bridge.
     bed.kernel_bridge().unwrap();
     let kernel = ping(&bed, 200);
@@ -666,15 +856,29 @@ protocol = "icmp"
     drop(flood);
     let (summary, _) = stop(shaper);
     assert_conserved(&summary);
-    assert!(num(&class(&summary, "be")["packets_dropped"]) > 0, "the best-effort class was saturated");
+    assert!(
+        num(&class(&summary, "be")["packets_dropped"]) > 0,
+        "the best-effort class was saturated"
+    );
     // A ping waits at most for the best-effort frame on the wire (1442 B at 10 Mbit/s)
     // plus its own 98 B, once each way through the shaper (only the forward way is
     // shaped).
     let bound_ms = (1442.0 + 98.0) * 8.0 / 10e6 * 1e3;
     eprintln!(
         "latency, ms (p50 / p99): kernel bridge {:.3} / {:.3}; idle shaper {:.3} / {:.3}; rt class under a saturated be class {:.3} / {:.3} (bound {bound_ms:.3} + slack {SLACK_MS})",
-        pct(&kernel, 0.5), pct(&kernel, 0.99), pct(&idle, 0.5), pct(&idle, 0.99), pct(&loaded, 0.5), pct(&loaded, 0.99)
+        pct(&kernel, 0.5),
+        pct(&kernel, 0.99),
+        pct(&idle, 0.5),
+        pct(&idle, 0.99),
+        pct(&loaded, 0.5),
+        pct(&loaded, 0.99)
     );
-    assert!(pct(&loaded, 0.99) <= pct(&idle, 0.99) + bound_ms + SLACK_MS, "priority pings: {loaded:?}");
-    assert!(pct(&idle, 0.99) <= pct(&kernel, 0.99) + SLACK_MS, "the idle shaper adds too much: {idle:?}");
+    assert!(
+        pct(&loaded, 0.99) <= pct(&idle, 0.99) + bound_ms + SLACK_MS,
+        "priority pings: {loaded:?}"
+    );
+    assert!(
+        pct(&idle, 0.99) <= pct(&kernel, 0.99) + SLACK_MS,
+        "the idle shaper adds too much: {idle:?}"
+    );
 }

@@ -37,7 +37,9 @@ pub fn skip_reason(tools: &[&str]) -> Option<String> {
             .chain(["/usr/sbin".into(), "/sbin".into()])
             .any(|d| d.join(tool).is_file());
         if !found {
-            return Some(format!("`{tool}` is not installed (apt-get install -y iperf3 iproute2)"));
+            return Some(format!(
+                "`{tool}` is not installed (apt-get install -y iperf3 iproute2)"
+            ));
         }
     }
     None
@@ -65,7 +67,10 @@ impl Proc {
         if status.success() {
             Ok(())
         } else {
-            Err(io::Error::other(format!("kill -{signal} {} failed", self.pid())))
+            Err(io::Error::other(format!(
+                "kill -{signal} {} failed",
+                self.pid()
+            )))
         }
     }
 
@@ -125,12 +130,60 @@ impl Testbed {
             run(Command::new("ip").args(["netns", "add", ns]))?;
         }
         let ip = |args: &[&str]| run(Command::new("ip").args(args));
-        ip(&["link", "add", CLIENT_IF, "netns", &bed.client, "type", "veth", "peer", "name", IN_IF, "netns", &bed.shaper])?;
-        ip(&["link", "add", OUT_IF, "netns", &bed.shaper, "type", "veth", "peer", "name", "v0", "netns", &bed.server])?;
-        ip(&["-n", &bed.client, "addr", "add", &format!("{CLIENT_IP}/24"), "dev", CLIENT_IF])?;
-        ip(&["-n", &bed.server, "addr", "add", &format!("{SERVER_IP}/24"), "dev", "v0"])?;
-        bed.exec(&bed.shaper, &["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"])?;
-        bed.exec(&bed.shaper, &["sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"])?;
+        ip(&[
+            "link",
+            "add",
+            CLIENT_IF,
+            "netns",
+            &bed.client,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            IN_IF,
+            "netns",
+            &bed.shaper,
+        ])?;
+        ip(&[
+            "link",
+            "add",
+            OUT_IF,
+            "netns",
+            &bed.shaper,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "v0",
+            "netns",
+            &bed.server,
+        ])?;
+        ip(&[
+            "-n",
+            &bed.client,
+            "addr",
+            "add",
+            &format!("{CLIENT_IP}/24"),
+            "dev",
+            CLIENT_IF,
+        ])?;
+        ip(&[
+            "-n",
+            &bed.server,
+            "addr",
+            "add",
+            &format!("{SERVER_IP}/24"),
+            "dev",
+            "v0",
+        ])?;
+        bed.exec(
+            &bed.shaper,
+            &["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"],
+        )?;
+        bed.exec(
+            &bed.shaper,
+            &["sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"],
+        )?;
         for (ns, ifs) in [
             (&bed.client, &["lo", CLIENT_IF][..]),
             (&bed.shaper, &["lo", IN_IF, OUT_IF][..]),
@@ -184,7 +237,12 @@ impl Testbed {
     /// Whether the kernel has qdisc `kind` (tried on `so`, then removed).
     pub fn kernel_has_qdisc(&self, kind: &str) -> bool {
         let ok = self
-            .exec(&self.shaper, &["tc", "qdisc", "add", "dev", OUT_IF, "root", "handle", "1:", kind])
+            .exec(
+                &self.shaper,
+                &[
+                    "tc", "qdisc", "add", "dev", OUT_IF, "root", "handle", "1:", kind,
+                ],
+            )
             .is_ok();
         let _ = self.exec(&self.shaper, &["tc", "qdisc", "del", "dev", OUT_IF, "root"]);
         ok
