@@ -263,6 +263,12 @@ impl Testbed {
     }
 }
 
+/// Moves the calling thread into namespace `ns` (for a thread that will run a shaper
+/// or a generator there).
+pub fn enter_netns(ns: &str) -> io::Result<()> {
+    crate::sys::net::enter_netns(ns)
+}
+
 impl Drop for Testbed {
     fn drop(&mut self) {
         for ns in [&self.client, &self.shaper, &self.server] {
