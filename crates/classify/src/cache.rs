@@ -50,7 +50,10 @@ impl FlowKey {
         k
     }
 
-    /// A fixed multiply-xor hash of the key's fields.
+    /// A fixed hash of the key's fields: each word multiplied in and folded, then
+    /// MurmurHash3's 64-bit finaliser, so that a difference in any bit of any field
+    /// reaches the slot index (tested: keys that differ only in their destination port
+    /// spread over the table).
     #[inline]
     fn slot(&self) -> usize {
         const M: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -70,9 +73,15 @@ impl FlowKey {
         ];
         let mut h: u64 = 0;
         for w in words {
-            h = (h.rotate_left(5) ^ w).wrapping_mul(M);
+            h = (h ^ w).wrapping_mul(M);
+            h ^= h >> 32;
         }
-        (h >> 32) as usize & (ENTRIES - 1)
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        h as usize & (ENTRIES - 1)
     }
 }
 
@@ -101,5 +110,24 @@ impl FlowCache {
     pub(crate) fn insert(&mut self, key: FlowKey, class: ClassId) {
         let slot = key.slot();
         self.entries[slot] = Some((key, class));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::parse;
+
+    /// 1 000 flows that differ only in their destination port land in nearly as many
+    /// slots as a random hash would give them (about 890 of 4 096).
+    #[test]
+    fn ports_spread_over_the_table() {
+        let mut used = vec![false; ENTRIES];
+        for port in 10_000..11_000u16 {
+            let f = crate::build::udp4([10, 0, 0, 1], [10, 0, 0, 2], 4000, port, 64);
+            used[FlowKey::of(&parse(&f).unwrap()).slot()] = true;
+        }
+        let slots = used.iter().filter(|&&u| u).count();
+        assert!(slots >= 850, "{slots} slots for 1000 flows");
     }
 }

@@ -37,11 +37,23 @@ fn main() {
         std::process::exit(2);
     }
     let bed = Testbed::new("bench").expect("namespaces");
+    if let Ok(only) = std::env::var("FORWARDING_ONLY") {
+        // Profiling one configuration: `FORWARDING_ONLY=htb` or `hfsc` or `fifo`.
+        let classes = if only == "fifo" { 1 } else { CLASSES };
+        report(
+            &only,
+            run(&bed, secs, 64, 0.0, Some(config(&only, classes))),
+        );
+        return;
+    }
     println!("configuration                      forwarded pps   shaper CPU   pps per core");
     bed.kernel_bridge().unwrap();
     report("kernel bridge", run(&bed, secs, 64, 0.0, None));
     kernel_htb(&bed);
-    report("kernel bridge + HTB 1000 classes", run(&bed, secs, 64, 0.0, None));
+    report(
+        "kernel bridge + HTB 1000 classes",
+        run(&bed, secs, 64, 0.0, None),
+    );
     bed.remove_bridge().unwrap();
     for (name, config) in [
         ("linkshare fifo (unshaped)", config("fifo", 1)),
@@ -91,9 +103,14 @@ fn config(scheduler: &str, classes: u16) -> String {
         "[link]\nrate = \"100gbit\"\nscheduler = \"{scheduler}\"\n\n[shaper]\nin = \"si\"\nout = \"so\"\ndefault = \"c0\"\npool = 65536\nrealtime = true\n"
     );
     for i in 0..classes {
-        c.push_str(&format!("\n[[class]]\nname = \"c{i}\"\nrate = \"50mbit\"\nceil = \"100gbit\"\nlimit = 1000\n"));
+        c.push_str(&format!(
+            "\n[[class]]\nname = \"c{i}\"\nrate = \"50mbit\"\nceil = \"100gbit\"\nlimit = 1000\n"
+        ));
         if classes > 1 {
-            c.push_str(&format!("\n[[filter]]\nclass = \"c{i}\"\nprotocol = \"udp\"\ndport = {}\n", 10000 + i));
+            c.push_str(&format!(
+                "\n[[filter]]\nclass = \"c{i}\"\nprotocol = \"udp\"\ndport = {}\n",
+                10000 + i
+            ));
         }
     }
     c
@@ -112,13 +129,17 @@ fn kernel_htb(bed: &Testbed) {
     }
     let path = std::env::temp_dir().join(format!("linkshare-bench-{}.tc", std::process::id()));
     std::fs::write(&path, script).unwrap();
-    bed.exec(&bed.shaper, &["tc", "-batch", path.to_str().unwrap()]).expect("tc -batch");
+    bed.exec(&bed.shaper, &["tc", "-batch", path.to_str().unwrap()])
+        .expect("tc -batch");
     let _ = std::fs::remove_file(path);
 }
 
 /// Packets the server's interface received so far.
 fn server_rx(bed: &Testbed) -> u64 {
-    let out = bed.exec(&bed.server, &["cat", "/sys/class/net/v0/statistics/rx_packets"]);
+    let out = bed.exec(
+        &bed.server,
+        &["cat", "/sys/class/net/v0/statistics/rx_packets"],
+    );
     out.ok()
         .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
         .unwrap_or(0)
@@ -137,7 +158,8 @@ fn cpu_seconds() -> f64 {
 fn run(bed: &Testbed, secs: f64, len: usize, rate_pps: f64, shaper: Option<String>) -> Outcome {
     let mut handle = None;
     if let Some(text) = shaper {
-        let dir: PathBuf = std::env::temp_dir().join(format!("linkshare-bench-{}", std::process::id()));
+        let dir: PathBuf =
+            std::env::temp_dir().join(format!("linkshare-bench-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("shaper.toml");
         std::fs::write(&path, &text).unwrap();
@@ -158,7 +180,12 @@ fn run(bed: &Testbed, secs: f64, len: usize, rate_pps: f64, shaper: Option<Strin
     let mut generator = Command::new("ip")
         .args(["netns", "exec", &bed.client])
         .arg(&exe)
-        .args(["gen", &secs.to_string(), &len.to_string(), &rate_pps.to_string()])
+        .args([
+            "gen",
+            &secs.to_string(),
+            &len.to_string(),
+            &rate_pps.to_string(),
+        ])
         .spawn()
         .expect("start the generator");
     // Measure the middle of the run.
@@ -168,7 +195,9 @@ fn run(bed: &Testbed, secs: f64, len: usize, rate_pps: f64, shaper: Option<Strin
     let (rx1, cpu1, dt) = (server_rx(bed), cpu_seconds(), t0.elapsed().as_secs_f64());
     let _ = generator.wait();
     let snapshot = handle.map(|h| {
-        let _ = Command::new("kill").args(["-INT", &std::process::id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-INT", &std::process::id().to_string()])
+            .status();
         h.join().expect("the shaper thread")
     });
     Outcome {
@@ -182,7 +211,15 @@ fn run(bed: &Testbed, secs: f64, len: usize, rate_pps: f64, shaper: Option<Strin
 /// `secs` (as fast as possible when `rate_pps` is 0).
 fn generate(secs: f64, len: usize, rate_pps: f64) {
     let frames: Vec<Vec<u8>> = (0..CLASSES)
-        .map(|i| udp4([10, 200, 0, 1], [10, 200, 0, 2], 4000, 10000 + i, len.max(60)))
+        .map(|i| {
+            udp4(
+                [10, 200, 0, 1],
+                [10, 200, 0, 2],
+                4000,
+                10000 + i,
+                len.max(60),
+            )
+        })
         .collect();
     let tx = RawSender::open(CLIENT_IF).expect("raw socket on c0");
     let t0 = Instant::now();
@@ -193,7 +230,9 @@ fn generate(secs: f64, len: usize, rate_pps: f64) {
             std::hint::spin_loop();
             continue;
         }
-        let batch: Vec<&[u8]> = (0..32).map(|k| frames[(i + k) % frames.len()].as_slice()).collect();
+        let batch: Vec<&[u8]> = (0..32)
+            .map(|k| frames[(i + k) % frames.len()].as_slice())
+            .collect();
         let n = if rate_pps > 0.0 { 1 } else { batch.len() };
         sent += tx.send(&batch[..n]) as u64;
         i = (i + n) % frames.len();
