@@ -1,6 +1,7 @@
-//! A direct-mapped flow cache: the class of the last frame seen with the same header
-//! fields, in a fixed table allocated once (no allocation per frame, bounded memory,
-//! deterministic: the hash has no random seed).
+//! A flow cache: the class of the last frames seen with the same header fields, in a
+//! fixed table of 4-way sets allocated once (no allocation per frame, bounded memory,
+//! deterministic: the hash has no random seed). Four ways keep conflict misses rare:
+//! with 1 000 flows in 1 024 sets, about 0.3 % of flows find their set full.
 
 use linkshare_core::hierarchy::ClassId;
 
@@ -8,6 +9,8 @@ use crate::frame::Headers;
 
 /// Entries of the cache (a power of two).
 const ENTRIES: usize = 4096;
+/// Entries per set.
+const WAYS: usize = 4;
 
 /// Every header field a rule can test: two frames with equal keys match the same rules.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -98,18 +101,31 @@ impl FlowCache {
         }
     }
 
+    /// The entries of the set of `slot`.
     #[inline]
-    pub(crate) fn get(&self, key: &FlowKey) -> Option<ClassId> {
-        match &self.entries[key.slot()] {
-            Some((k, class)) if k == key => Some(*class),
-            _ => None,
-        }
+    fn set(slot: usize) -> std::ops::Range<usize> {
+        let first = slot & !(WAYS - 1);
+        first..first + WAYS
     }
 
     #[inline]
+    pub(crate) fn get(&self, key: &FlowKey) -> Option<ClassId> {
+        self.entries[Self::set(key.slot())]
+            .iter()
+            .find_map(|e| e.as_ref().filter(|(k, _)| k == key).map(|(_, c)| *c))
+    }
+
+    /// Remembers `key`'s class in a free way of its set, or else in the way its own
+    /// slot names.
+    #[inline]
     pub(crate) fn insert(&mut self, key: FlowKey, class: ClassId) {
         let slot = key.slot();
-        self.entries[slot] = Some((key, class));
+        let set = Self::set(slot);
+        let way = self.entries[set.clone()]
+            .iter()
+            .position(Option::is_none)
+            .map_or(slot, |w| set.start + w);
+        self.entries[way] = Some((key, class));
     }
 }
 
@@ -131,3 +147,4 @@ mod tests {
         assert!(slots >= 850, "{slots} slots for 1000 flows");
     }
 }
+
