@@ -147,4 +147,3 @@ mod tests {
         assert!(slots >= 850, "{slots} slots for 1000 flows");
     }
 }
-

@@ -498,12 +498,10 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
     let (real, sim) = (rows[0].1, rows[2].1);
     // While C sends, every class has its guarantee: our HTB on real frames within ±5 %
     // of our simulated HTB, class by class.
-    for i in 0..3 {
-        let (got, want) = (real.c_on[i], sim.c_on[i]);
+    for ((got, want), class) in real.c_on.iter().zip(sim.c_on).zip(EXP2_CLASSES) {
         assert!(
             (got / want - 1.0).abs() <= 0.05,
-            "C sending: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {})",
-            EXP2_CLASSES[i]
+            "C sending: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {class})"
         );
     }
     // While C idles, A1 and B2 borrow its 40 Mbit/s: their sum within ±5 %; how HTB
@@ -515,12 +513,10 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
         (got / want - 1.0).abs() <= 0.05,
         "C idle: real HTB A1+B2 {got:.2} vs simulated {want:.2}"
     );
-    for i in 0..2 {
-        let (got, want) = (real.c_off[i], sim.c_off[i]);
+    for ((got, want), class) in real.c_off.iter().zip(sim.c_off).zip(EXP2_CLASSES).take(2) {
         assert!(
             (got / want - 1.0).abs() <= 0.10,
-            "C idle: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {})",
-            EXP2_CLASSES[i]
+            "C idle: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {class})"
         );
     }
     let hls = rows[1].1;
