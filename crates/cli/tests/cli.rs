@@ -269,8 +269,11 @@ fn run_writes_exact_outputs() {
     );
     assert_eq!(flow["packets_sent"], 250);
 
-    let reasons = linkshare_core::sched::DropReason::COUNT;
-    assert_eq!(read("drops.csv").lines().count(), 1 + reasons);
+    // A header, then one row per drop reason of the one class.
+    assert_eq!(
+        read("drops.csv").lines().count(),
+        1 + linkshare_core::DropReason::COUNT
+    );
     for svg in ["throughput.svg", "delay_cdf.svg", "backlog.svg"] {
         let s = read(svg);
         assert!(
