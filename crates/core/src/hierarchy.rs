@@ -65,6 +65,15 @@ impl Limit {
             Limit::Bytes(b) => bytes.0 + len.0 <= b.0,
         }
     }
+
+    /// Whether a queue holding `packets` and `bytes` is within the limit.
+    #[inline]
+    pub fn holds(self, packets: u64, bytes: Bytes) -> bool {
+        match self {
+            Limit::Packets(n) => packets <= n,
+            Limit::Bytes(b) => bytes.0 <= b.0,
+        }
+    }
 }
 
 /// The link at the root of the tree.

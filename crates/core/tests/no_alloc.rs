@@ -193,37 +193,39 @@ fn qdisc_pairs_do_not_allocate() {
 }
 
 /// A full shared buffer with push-out: every arrival evicts a packet, through
-/// `remove_newest` and the qdisc's longest-queue heap.
+/// `remove_newest` (or `remove_behind_head`) and the qdisc's longest-queue heap.
 #[test]
 fn push_out_does_not_allocate() {
     let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
     let shared = Limit::Packets(u64::from(PEAK / 2) * CLASSES as u64);
-    let buffer = BufferConfig {
-        shared: Some(shared),
-        overflow: Overflow::PushOutLongest,
-    };
-    for &kind in SchedulerKind::ALL {
-        let mut q = qdisc(kind, &tree, buffer);
-        let mut traffic = Traffic::new();
-        warm_up(&mut q, &mut traffic);
-        let mut drops = 0u32;
-        let n = allocations_in(|| {
-            for _ in 0..PAIRS {
-                let (class, pkt) = traffic.arrival();
-                q.enqueue(Instant::ZERO, class, pkt, |d| {
-                    traffic.departed(d.class);
-                    drops += 1;
-                });
-            }
-        });
-        assert_eq!(
-            n, 0,
-            "{kind}: {n} allocations in {PAIRS} arrivals to a full buffer"
-        );
-        assert_eq!(
-            drops, PAIRS,
-            "{kind}: every arrival to the full buffer costs one packet"
-        );
+    for overflow in [Overflow::PushOutLongest, Overflow::PushOutSecond] {
+        let buffer = BufferConfig {
+            shared: Some(shared),
+            overflow,
+        };
+        for &kind in SchedulerKind::ALL {
+            let mut q = qdisc(kind, &tree, buffer);
+            let mut traffic = Traffic::new();
+            warm_up(&mut q, &mut traffic);
+            let mut drops = 0u32;
+            let n = allocations_in(|| {
+                for _ in 0..PAIRS {
+                    let (class, pkt) = traffic.arrival();
+                    q.enqueue(Instant::ZERO, class, pkt, |d| {
+                        traffic.departed(d.class);
+                        drops += 1;
+                    });
+                }
+            });
+            assert_eq!(
+                n, 0,
+                "{kind}, {overflow:?}: {n} allocations in {PAIRS} arrivals to a full buffer"
+            );
+            assert_eq!(
+                drops, PAIRS,
+                "{kind}, {overflow:?}: every arrival to the full buffer costs one packet"
+            );
+        }
     }
 }
 

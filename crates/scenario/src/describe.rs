@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use linkshare_core::buffer::Overflow;
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::hierarchy::{Class, ClassId, ClassTree, Limit};
 use linkshare_core::units::{Bytes, Duration, Instant};
@@ -31,11 +30,7 @@ pub fn describe(s: &Scenario) -> String {
         let buffer = match link.buffer.shared {
             None => "no shared limit".to_owned(),
             Some(l) => {
-                let overflow = match link.buffer.overflow {
-                    Overflow::TailDrop => "tail-drop",
-                    Overflow::PushOutLongest => "push-out",
-                };
-                format!("shared limit {}, {overflow}", limit(l))
+                format!("shared limit {}, {}", limit(l), link.buffer.overflow.name())
             }
         };
         let _ = writeln!(

@@ -109,6 +109,11 @@ fn values_are_exact() {
     assert_eq!(l.overhead, Bytes(24));
     assert_eq!(l.buffer.shared, Some(Limit::Bytes(Bytes(65_536))));
     assert_eq!(l.buffer.overflow, Overflow::PushOutLongest);
+    let second = load(&text.replace("\"push-out\"", "\"push-out-second\"")).unwrap();
+    assert_eq!(
+        second.config.links[0].buffer.overflow,
+        Overflow::PushOutSecond
+    );
     let c = &l.classes.get(ClassId(4)).spec;
     assert_eq!(c.rate, Some(Rate(1_500_000)));
     assert_eq!(c.ceil, Some(Rate(2_000_000)));

@@ -150,4 +150,9 @@ impl<P: Packet> Scheduler<P> for Fsc<P> {
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         self.inner.remove_newest(class)
     }
+
+    #[inline]
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        self.inner.remove_behind_head(class)
+    }
 }

@@ -281,6 +281,16 @@ impl<P: Packet> Scheduler<P> for Hdrr<P> {
         PollAt::work_conserving(self.queued != 0)
     }
 
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        let queue = self.queues.get_mut(class.index())?;
+        if queue.len() < 2 {
+            return self.remove_newest(class);
+        }
+        let pkt = queue.remove(1)?;
+        self.queued -= 1;
+        Some(pkt)
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let c = class.index();
         let pkt = self.queues.get_mut(c)?.pop_back()?;

@@ -23,7 +23,8 @@
 //!   `dequeue` returns nothing before `t` unless a packet arrives in between; `Idle`
 //!   means no packet is queued. The conformance harness ([`crate::testing`]) checks it.
 //! * [`Scheduler::remove_newest`] takes the most recently queued packet of a class out of
-//!   the discipline (used by push-out buffer policies, see [`crate::buffer`]).
+//!   the discipline, [`Scheduler::remove_behind_head`] the packet right behind its head
+//!   (used by the push-out buffer policies, see [`crate::buffer`]).
 //!
 //! Statistics and buffer policies are *not* the scheduler's job: [`crate::Qdisc`] wraps
 //! every scheduler and keeps them once, with the conservation identities.
@@ -194,6 +195,16 @@ pub trait Scheduler<P: Packet> {
     #[must_use = "a removed packet must be accounted for as dropped"]
     fn remove_newest(&mut self, class: ClassId) -> Option<P>;
 
+    /// Removes and returns the packet right behind the head of `class` (its second
+    /// packet), or its only packet if it holds exactly one; `None` if it holds none. Used
+    /// by the FSC paper's push-out rule ([`crate::buffer::Overflow::PushOutSecond`]).
+    /// While a second packet exists the head stays, so nothing the discipline derives
+    /// from the head (its length, deadlines, virtual times) changes; removing an only
+    /// packet empties the class exactly as [`Scheduler::remove_newest`] does. Must not
+    /// allocate.
+    #[must_use = "a removed packet must be accounted for as dropped"]
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P>;
+
     /// Tells the discipline that an arrival to leaf `class` at `now` was refused before
     /// it saw it: [`crate::Qdisc`] calls this, in place of [`Scheduler::enqueue`], when
     /// its buffer policy (the class's limit or the shared limit) turns the packet away
@@ -251,6 +262,10 @@ impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
     #[inline]
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         (**self).remove_newest(class)
+    }
+    #[inline]
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        (**self).remove_behind_head(class)
     }
     #[inline]
     fn arrival_refused(&mut self, now: Instant, class: ClassId) {

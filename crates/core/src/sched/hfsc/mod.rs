@@ -329,6 +329,13 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
         earlier(self.rt.poll_at(now.0), self.ls.poll_at(now.0))
     }
 
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        // The head stays, so its deadline and every virtual time stay as they are.
+        self.queues
+            .remove_second(class.index())
+            .or_else(|| self.remove_newest(class))
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let c = class.index();
         let pkt = self.queues.pop_back(c)?;

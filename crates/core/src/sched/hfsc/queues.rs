@@ -156,6 +156,30 @@ impl<P> Queues<P> {
         Some(pkt)
     }
 
+    /// Removes the packet right behind the head of class `c`'s queue (`None` if it holds
+    /// fewer than two packets or `c` is not a class). The head stays.
+    pub(super) fn remove_second(&mut self, c: usize) -> Option<P> {
+        let first = self.fifos.get(c)?.first;
+        if first == NIL {
+            return None;
+        }
+        let second = self.slots[first as usize].next;
+        if second == NIL {
+            return None;
+        }
+        let (pkt, next) = self.release_slot(second);
+        self.slots[first as usize].next = next;
+        let fifo = &mut self.fifos[c];
+        if next == NIL {
+            fifo.last = first;
+        } else {
+            self.slots[next as usize].prev = first;
+        }
+        fifo.len -= 1;
+        self.queued -= 1;
+        Some(pkt)
+    }
+
     /// Puts `pkt` in a free slot (growing the pool if there is none), linked after
     /// `prev`; returns the slot.
     #[inline]
@@ -230,6 +254,7 @@ mod tests {
         Push(usize),
         PopFront(usize),
         PopBack(usize),
+        RemoveSecond(usize),
     }
 
     fn op(classes: usize) -> impl Strategy<Value = Op> {
@@ -237,6 +262,7 @@ mod tests {
             3 => (0..classes).prop_map(Op::Push),
             2 => (0..classes).prop_map(Op::PopFront),
             1 => (0..classes).prop_map(Op::PopBack),
+            1 => (0..classes).prop_map(Op::RemoveSecond),
         ]
     }
 
@@ -255,6 +281,10 @@ mod tests {
                     }
                     Op::PopFront(c) => prop_assert_eq!(q.pop_front(c), model[c].pop_front()),
                     Op::PopBack(c) => prop_assert_eq!(q.pop_back(c), model[c].pop_back()),
+                    Op::RemoveSecond(c) => {
+                        let expected = if model[c].len() >= 2 { model[c].remove(1) } else { None };
+                        prop_assert_eq!(q.remove_second(c), expected);
+                    }
                 }
                 for (c, m) in model.iter().enumerate() {
                     prop_assert_eq!(q.front(c), m.front());

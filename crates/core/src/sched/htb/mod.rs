@@ -389,6 +389,19 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         if t > now { PollAt::At(t) } else { PollAt::Now }
     }
 
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        if !self.is_leaf(class) {
+            return None;
+        }
+        let queue = &mut self.queues[class.index()];
+        if queue.len() < 2 {
+            return self.remove_newest(class);
+        }
+        let pkt = queue.remove(1)?;
+        self.queued -= 1;
+        Some(pkt)
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         if !self.is_leaf(class) {
             return None;
