@@ -259,3 +259,52 @@ fn egress_port_does_not_allocate() {
         assert_eq!(started, PAIRS);
     }
 }
+
+/// Per-flow classes: a new flow taking the instance idle longest (retiring its flow),
+/// the discipline's reset, the packet's passage and the instance emptying again, for
+/// every discipline that runs per-flow templates.
+#[test]
+fn per_flow_create_and_retire_do_not_allocate() {
+    use linkshare_core::hierarchy::{ClassSpec, LinkSpec, PerFlow};
+    use linkshare_core::perflow::{Assigned, FlowTable};
+    use linkshare_core::units::Duration;
+    let mut web = ClassSpec::new("web", None);
+    web.per_flow = Some(PerFlow {
+        max_flows: 64,
+        idle: Duration::ZERO,
+    });
+    let link = LinkSpec {
+        name: "link".into(),
+        rate: Rate::from_gbit(1),
+        origin: None,
+    };
+    let tree = ClassTree::build(link, vec![web, ClassSpec::new("bulk", None)]).unwrap();
+    for &kind in SchedulerKind::ALL.iter().filter(|k| k.resets_classes()) {
+        let mut sched: Box<dyn Scheduler<TestPacket>> = build(kind, &tree).unwrap();
+        let mut table = FlowTable::new(&tree);
+        let mut evicted = Vec::with_capacity(4);
+        let mut step = |key: u64| {
+            let now = Instant(key);
+            let Assigned::New(c) = table.classify(now, 0, key) else {
+                panic!("{kind}: an instance idle for 0 is always free");
+            };
+            sched.reset_class(now, c);
+            let _ = sched.enqueue(now, c, TestPacket { id: key, len: 100 }, &mut evicted);
+            table.filled(c);
+            let sent = sched.dequeue(now).expect("one packet queued");
+            table.emptied(now, sent.class);
+        };
+        for key in 0..1000 {
+            step(key);
+        }
+        let n = allocations_in(|| {
+            for key in 1000..1000 + u64::from(PAIRS) {
+                step(key);
+            }
+        });
+        assert_eq!(
+            n, 0,
+            "{kind}: {n} allocations in {PAIRS} create + retire pairs"
+        );
+    }
+}

@@ -68,6 +68,11 @@ impl<P: Packet> Scheduler<P> for Fifo<P> {
         self.queue.remove(at).map(|(_, p)| p)
     }
 
+    /// FIFO keeps nothing per class but the packets.
+    fn resets_classes(&self) -> bool {
+        true
+    }
+
     fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
         let mut of_class = self
             .queue

@@ -367,6 +367,13 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
         PollAt::work_conserving(self.queued != 0)
     }
 
+    /// An idle leaf has returned its balance (Eq. 10): nothing to forget. A leaf emptied by
+    /// push-out stays active until its next visit (module docs), and a new flow arriving
+    /// in it before then continues that round's balance.
+    fn resets_classes(&self) -> bool {
+        true
+    }
+
     fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
         let queue = self.queues.get_mut(class.index())?;
         if queue.len() < 2 {

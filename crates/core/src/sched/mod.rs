@@ -22,6 +22,13 @@
 //!   It must be honest: `Now` means `dequeue(now)` returns a packet; `At(t)` means
 //!   `dequeue` returns nothing before `t` unless a packet arrives in between; `Idle`
 //!   means no packet is queued. The conformance harness ([`crate::testing`]) checks it.
+//! * [`Scheduler::reset_class`] makes an empty leaf a class that has never been active:
+//!   the instances of a per-flow template ([`crate::perflow`]) serve one flow after
+//!   another, and each new flow must start afresh. A discipline that keeps per-class
+//!   history (curves, virtual times, finish numbers, token buckets) forgets it there; one
+//!   that cannot says so with [`Scheduler::resets_classes`] (the default: `false`) and
+//!   [`SchedulerKind::resets_classes`], and trees with per-flow templates are refused for
+//!   it at validation.
 //! * [`Scheduler::remove_newest`] takes the most recently queued packet of a class out of
 //!   the discipline, [`Scheduler::remove_behind_head`] the packet right behind its head
 //!   (used by the push-out buffer policies, see [`crate::buffer`]).
@@ -230,6 +237,23 @@ pub trait Scheduler<P: Packet> {
     fn owns_buffer(&self) -> bool {
         false
     }
+
+    /// Whether the discipline implements [`Scheduler::reset_class`], which per-flow
+    /// classes need ([`crate::perflow`]). Must equal [`SchedulerKind::resets_classes`] for
+    /// a discipline of the registry (a test checks it). The default is `false`.
+    fn resets_classes(&self) -> bool {
+        false
+    }
+
+    /// Forgets everything the discipline remembers about leaf `class`, so that from now
+    /// on it is served as a class that has never been active: a per-flow instance
+    /// ([`crate::perflow`]) starting to serve a new flow. Called at `now` (in the same
+    /// non-decreasing sequence as every other call), only for a leaf that holds no
+    /// packet, and only if [`Scheduler::resets_classes`] is true. Must not allocate. The
+    /// default does nothing: right for a discipline that keeps nothing of an empty class.
+    fn reset_class(&mut self, now: Instant, class: ClassId) {
+        let _ = (now, class);
+    }
 }
 
 impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
@@ -273,6 +297,13 @@ impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
     }
     fn owns_buffer(&self) -> bool {
         (**self).owns_buffer()
+    }
+    fn resets_classes(&self) -> bool {
+        (**self).resets_classes()
+    }
+    #[inline]
+    fn reset_class(&mut self, now: Instant, class: ClassId) {
+        (**self).reset_class(now, class);
     }
 }
 
