@@ -285,6 +285,18 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
         Some(d)
     }
 
+    /// Resets leaf `class`, which must hold no packet, in the discipline
+    /// ([`Scheduler::reset_class`]): a per-flow instance starting to serve a new flow
+    /// ([`crate::perflow`]). The counters are kept: they count the class, not its flows.
+    pub fn reset_class(&mut self, now: Instant, class: ClassId) {
+        debug_assert_eq!(
+            self.backlog(class).packets,
+            0,
+            "reset_class: the class holds packets"
+        );
+        self.sched.reset_class(now, class);
+    }
+
     /// When the scheduler can next release a packet (see [`Scheduler::poll_at`]).
     pub fn poll_at(&self, now: Instant) -> PollAt {
         self.sched.poll_at(now)

@@ -213,11 +213,28 @@ pub fn source(s: &SourceConfig) -> String {
             peak,
             period,
             size: n,
-        } => format!(
-            "periodic ON-OFF, {burst} packet{} of {} at {peak} every {period}",
-            if *burst == 1 { "" } else { "s" },
-            size(*n)
-        ),
+            variations: v,
+        } => {
+            let mut s = match v.geometric_mean {
+                None => format!(
+                    "periodic ON-OFF, {burst} packet{} of {} at {peak} every {period}",
+                    if *burst == 1 { "" } else { "s" },
+                    size(*n)
+                ),
+                Some(m) => format!(
+                    "periodic ON-OFF, geometric bursts of mean {m} (at most {burst}) packets \
+                     of {} at {peak} every {period}",
+                    size(*n)
+                ),
+            };
+            if let Some(mean) = v.start_offset_mean {
+                s.push_str(&format!(", first burst after Exp({mean}) mod {period}"));
+            }
+            if v.new_connection {
+                s.push_str(", a new connection per burst");
+            }
+            s
+        }
         SourceConfig::ExpOnOff {
             peak,
             mean_on,

@@ -169,6 +169,7 @@ fn every_source_type() {
             peak: Rate(10_000_000),
             period: Duration::from_millis(20),
             size: 1000,
+            variations: Default::default(),
         },
         SourceConfig::ExpOnOff {
             peak: Rate(5_000_000),
