@@ -25,9 +25,13 @@ pub mod compare;
 pub mod demo;
 pub mod experiment;
 mod fsc;
+mod fsc_paper;
+mod fsc_table1;
 mod hfsc;
 mod hls;
+pub mod runner;
 pub mod tcp;
+pub mod verdict;
 
 use std::path::Path;
 
@@ -90,6 +94,9 @@ pub struct Options<'a> {
     pub shorten: u32,
     /// Where the simulated runs report how far they got.
     pub progress: &'a dyn Progress,
+    /// Seeds per configuration where the traffic is random ([`runner::DEFAULT_SEEDS`]
+    /// by default); the results are means with 95 % confidence intervals.
+    pub seeds: u32,
 }
 
 /// One reproduction.
@@ -149,6 +156,11 @@ pub const ALL: &[Repro] = &[
         name: "fsc-burst",
         about: "FSC paper Fig. 5: burst delay against the preferred burst size (PBS)",
         run: fsc::burst,
+    },
+    Repro {
+        name: "fsc-table1",
+        about: "FSC paper Table 1: back-to-back new bursts against a persistent TCP flow",
+        run: fsc_table1::table1,
     },
     Repro {
         name: "tcp-fairness",
