@@ -25,6 +25,7 @@ pub mod compare;
 pub mod demo;
 pub mod experiment;
 mod fsc;
+mod fsc_onoff;
 mod fsc_paper;
 mod fsc_table1;
 mod hfsc;
@@ -156,6 +157,11 @@ pub const ALL: &[Repro] = &[
         name: "fsc-burst",
         about: "FSC paper Fig. 5: burst delay against the preferred burst size (PBS)",
         run: fsc::burst,
+    },
+    Repro {
+        name: "fsc-onoff",
+        about: "FSC paper Figs. 6-10: ON-OFF burst delay against PBS and BPR (TCP, UDP)",
+        run: fsc_onoff::onoff,
     },
     Repro {
         name: "fsc-table1",
