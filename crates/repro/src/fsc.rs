@@ -378,9 +378,9 @@ pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         out,
         &[
             "fsc-burst: FSC paper Fig. 5: 15 CBR flows and one ON-OFF flow sending 32-packet \
-             bursts share 10 Mbit/s (10 ms latency, 128 KB shared buffer pushing out from the \
-             longest queue, 1000 B packets); every flow has the same concave curve, BPR 5, \
-             PBS 0, 4, 8, 16, 32 packets.",
+             bursts share 10 Mbit/s (10 ms latency, 1000 B packets); every flow has the same \
+             concave curve, BPR 5, PBS 0, 4, 8, 16, 32 packets. Run without §3's 128 KB \
+             push-out buffer (see below; fsc-onoff runs with it).",
             "Reconstructed: from §3's common setup, the burst flow's period (1 s) and peak \
              (4 Mbit/s), the CBR rates (1.333 Mbit/s each, twice the link in all), the slopes \
              (best_effort: m2 = C / 16, m1 = 5 m2; only their ratio matters); the burst flow \

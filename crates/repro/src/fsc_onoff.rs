@@ -17,7 +17,7 @@ use linkshare_sim::RunResult;
 use crate::fsc_paper::{
     RECONSTRUCTED_COMMON, flow, measured_bursts, ms, scenario_text, simulate, tcp_table,
 };
-use crate::runner::{Estimate, run_parallel};
+use crate::runner::{Estimate, Job, run_parallel};
 use crate::verdict::{self, Check};
 use crate::{Options, ReproError, stdout_failure};
 
@@ -199,7 +199,7 @@ pub fn run_all(
     seeds: u32,
     shorten: u32,
 ) -> Result<Vec<Vec<Measured>>, ReproError> {
-    let mut jobs: Vec<Box<dyn FnOnce() -> Result<Measured, ReproError> + Send>> = Vec::new();
+    let mut jobs: Vec<Job<'_, Result<Measured, ReproError>>> = Vec::new();
     for &c in configs {
         for seed in 1..=u64::from(seeds) {
             jobs.push(Box::new(move || {
@@ -269,8 +269,8 @@ impl Panel {
     fn csv(&self, rows: &mut String) {
         for c in &self.curves {
             for (x, runs) in &c.points {
-                let d = est(runs, &Measured::mean_delay);
-                let p = est(runs, &Measured::drop_rate);
+                let d = est(runs, Measured::mean_delay);
+                let p = est(runs, Measured::drop_rate);
                 let _ = writeln!(
                     rows,
                     "{},{},{x},{:.4},{:.4},{:.6},{:.6},{}",
@@ -346,6 +346,12 @@ fn curves(
         .collect()
 }
 
+/// A panel to run: its name (`a`, `b`), title, figure, and curves (label, points).
+type PanelSpec = (&'static str, String, &'static str, Vec<CurveSpec>);
+
+/// A curve to run: its label and its configurations by x value.
+type CurveSpec = (String, Vec<(f64, Config)>);
+
 /// `fsc-onoff`: Figs. 6–10 and the cross checks.
 pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
     crate::experiment::header(
@@ -368,12 +374,7 @@ pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         ],
     )?;
     // Every configuration, figure by figure, in one list so that all runs share the cores.
-    let mut specs: Vec<(
-        &'static str,
-        String,
-        &'static str,
-        Vec<(String, Vec<(f64, Config)>)>,
-    )> = Vec::new();
+    let mut specs: Vec<PanelSpec> = Vec::new();
     for (fig, bg) in [("fig6", Background::Ftp), ("fig7", Background::Udp)] {
         for (panel, tcp) in [("a", true), ("b", false)] {
             let curves = [1u32, 2, 4, 8]
@@ -524,8 +525,8 @@ pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         ));
     }
     let extra: Vec<Vec<Measured>> = results.collect();
-    let baseline_tcp = est(&extra[0], &Measured::mean_delay).mean;
-    let baseline_udp = est(&extra[1], &Measured::mean_delay).mean;
+    let baseline_tcp = est(&extra[0], Measured::mean_delay).mean;
+    let baseline_udp = est(&extra[1], Measured::mean_delay).mean;
     for (fig, p) in &mut panels {
         if fig.starts_with("fig6") || fig.starts_with("fig7") {
             p.baseline = Some(if p.name == "a" {

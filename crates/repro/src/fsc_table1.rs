@@ -11,7 +11,7 @@ use linkshare_sim::RunResult;
 use crate::fsc_paper::{
     RECONSTRUCTED_COMMON, flow, measured_bursts, ms, scenario_text, simulate, tcp_table,
 };
-use crate::runner::run_parallel;
+use crate::runner::{Job, run_parallel};
 use crate::verdict::{self, Check};
 use crate::{Options, ReproError, stdout_failure};
 
@@ -112,17 +112,16 @@ pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError>
             "Deterministic traffic: one run each.",
         ],
     )?;
-    let jobs: Vec<Box<dyn FnOnce() -> Result<(String, RunResult), ReproError> + Send>> =
-        [10_000u64, 0]
-            .into_iter()
-            .map(|pbs| {
-                let shorten = opts.shorten;
-                Box::new(move || {
-                    let t = text(pbs);
-                    simulate(&t, shorten).map(|(_, r)| (t, r))
-                }) as Box<dyn FnOnce() -> _ + Send>
-            })
-            .collect();
+    let jobs: Vec<Job<'_, Result<(String, RunResult), ReproError>>> = [10_000u64, 0]
+        .into_iter()
+        .map(|pbs| {
+            let shorten = opts.shorten;
+            Box::new(move || {
+                let t = text(pbs);
+                simulate(&t, shorten).map(|(_, r)| (t, r))
+            }) as Job<'_, _>
+        })
+        .collect();
     let runs = run_parallel(jobs);
     let mut rows = Vec::new();
     let mut written = Written::default();

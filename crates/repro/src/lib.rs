@@ -28,6 +28,7 @@ mod fsc;
 mod fsc_onoff;
 mod fsc_paper;
 mod fsc_table1;
+mod fsc_www;
 mod hfsc;
 mod hls;
 pub mod runner;
@@ -167,6 +168,11 @@ pub const ALL: &[Repro] = &[
         name: "fsc-table1",
         about: "FSC paper Table 1: back-to-back new bursts against a persistent TCP flow",
         run: fsc_table1::table1,
+    },
+    Repro {
+        name: "fsc-www",
+        about: "FSC paper Figs. 13, 14: web transfers per group against BPR and PBS",
+        run: fsc_www::www,
     },
     Repro {
         name: "tcp-fairness",

@@ -13,15 +13,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Seeds per configuration when `--seeds` is not given.
 pub const DEFAULT_SEEDS: u32 = 5;
 
+/// One independent run, to be handed to [`run_parallel`].
+pub type Job<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
+
 /// Runs every job, on as many threads as the machine has cores (at most one per job);
 /// returns the results in the order of `jobs`.
-pub fn run_parallel<T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + '_>>) -> Vec<T> {
+pub fn run_parallel<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(jobs.len())
         .max(1);
     let n = jobs.len();
-    let queue: Vec<Mutex<Option<Box<dyn FnOnce() -> T + Send + '_>>>> =
+    let queue: Vec<Mutex<Option<Job<'_, T>>>> =
         jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
     let results: Vec<Mutex<Option<T>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
@@ -119,8 +122,9 @@ mod tests {
 
     #[test]
     fn jobs_come_back_in_order() {
-        let jobs: Vec<Box<dyn FnOnce() -> usize + Send>> =
-            (0..50).map(|i| Box::new(move || i * i) as _).collect();
+        let jobs: Vec<Job<'_, usize>> = (0..50usize)
+            .map(|i| Box::new(move || i * i) as Job<'_, usize>)
+            .collect();
         assert_eq!(
             run_parallel(jobs),
             (0..50).map(|i| i * i).collect::<Vec<_>>()

@@ -46,7 +46,7 @@ impl Check {
             result: result.to_owned(),
             paper: format!("{paper} {unit}"),
             ours: format!("{ours:.3} {unit}"),
-            tolerance: format!("±{:.0} %", rel * 100.0),
+            tolerance: format!("±{} %", rel * 100.0),
             pass: (ours - paper).abs() <= rel * paper.abs(),
             strength: Strength::Must,
         }
