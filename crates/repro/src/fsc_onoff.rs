@@ -85,7 +85,7 @@ pub fn text(c: &Config, seed: u64) -> String {
         class(&mut s, &format!("bg{i}"));
     }
     if c.fg_tcp || matches!(c.bg, Some((Background::Ftp, _))) {
-        s.push_str(&tcp_table(960));
+        s.push_str(&tcp_table(960, 40));
         s.push('\n');
     }
     // ON-OFF: period 1 s, peak 4 Mbit/s: one 1000 B packet every 2 ms (over TCP one

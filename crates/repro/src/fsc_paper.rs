@@ -27,10 +27,10 @@ pub const RECONSTRUCTED_COMMON: &str = "Reconstructed (spec §1): one 10 Mbit/s 
      PBS bytes); PFQ = the same FSC with PBS 0.";
 
 /// The `[tcp]` table of ns-2's one-way TCP Reno as the FSC paper used it (spec §1.4),
-/// for segments of `mss` payload bytes plus 40 B of header.
-pub fn tcp_table(mss: u32) -> String {
+/// for segments of `mss` payload bytes plus `header` bytes.
+pub fn tcp_table(mss: u32, header: u32) -> String {
     format!(
-        "[tcp]\nvariant = \"reno\"\nmss = \"{mss}b\"\nheader = \"40b\"\nwindow = 20\n\
+        "[tcp]\nvariant = \"reno\"\nmss = \"{mss}b\"\nheader = \"{header}b\"\nwindow = 20\n\
          initial_window = 1\nmin_rto = \"200ms\"\ninitial_rto = \"3s\"\n\
          granularity = \"100ms\"\nidle_restart = true\n"
     )

@@ -25,7 +25,7 @@ fn text(pbs: u64) -> String {
          [[class]]\nname = \"tcp\"\n\n[[class]]\nname = \"udp\"\n\
          per_flow = { max_flows = 64, idle = \"5ms\" }\n\n",
     );
-    s.push_str(&tcp_table(960));
+    s.push_str(&tcp_table(960, 40));
     s.push_str(
         "\n[[flow]]\nname = \"tcp\"\nclass = \"tcp\"\ntransport = \"tcp\"\n\
          source = { type = \"ftp\" }\n\n[[flow]]\nname = \"udp\"\nclass = \"udp\"\n\
