@@ -91,3 +91,17 @@ fn www_writes_figures_13_and_14() {
         assert!(dir.path().join("o").join(f).is_file(), "{f}");
     }
 }
+
+#[test]
+fn exp_and_mix_write_figures_11_and_12() {
+    let (text, dir) = run("fsc-exp", "50");
+    assert_verdicts(&text, "fsc-exp: paper against ours");
+    for f in ["fig11.svg", "fsc-exp.csv"] {
+        assert!(dir.path().join("o").join(f).is_file(), "{f}");
+    }
+    let (text, dir) = run("fsc-mix", "20");
+    assert_verdicts(&text, "fsc-mix: paper against ours");
+    for f in ["fig12a.svg", "fig12b.svg", "fsc-mix.csv"] {
+        assert!(dir.path().join("o").join(f).is_file(), "{f}");
+    }
+}

@@ -25,6 +25,7 @@ pub mod compare;
 pub mod demo;
 pub mod experiment;
 mod fsc;
+mod fsc_apps;
 mod fsc_onoff;
 mod fsc_paper;
 mod fsc_table1;
@@ -163,6 +164,16 @@ pub const ALL: &[Repro] = &[
         name: "fsc-onoff",
         about: "FSC paper Figs. 6-10: ON-OFF burst delay against PBS and BPR (TCP, UDP)",
         run: fsc_onoff::onoff,
+    },
+    Repro {
+        name: "fsc-exp",
+        about: "FSC paper Fig. 11: TCP ON-OFF bursts of exponential size, delay by burst size",
+        run: fsc_apps::exp,
+    },
+    Repro {
+        name: "fsc-mix",
+        about: "FSC paper Fig. 12: MPEG video, Telnet, FTP and UDP: frame and packet delays",
+        run: fsc_apps::mix,
     },
     Repro {
         name: "fsc-table1",
