@@ -105,3 +105,10 @@ fn exp_and_mix_write_figures_11_and_12() {
         assert!(dir.path().join("o").join(f).is_file(), "{f}");
     }
 }
+
+#[test]
+fn fig1_and_audio_are_computed() {
+    let (text, _dir) = run("fsc-fig1-audio", "1");
+    assert_verdicts(&text, "fsc-fig1-audio: paper against ours");
+    assert!(text.contains("5000000 ns"), "{text}");
+}

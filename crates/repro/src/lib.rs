@@ -25,6 +25,7 @@ pub mod compare;
 pub mod demo;
 pub mod experiment;
 mod fsc;
+mod fsc_analytic;
 mod fsc_apps;
 mod fsc_onoff;
 mod fsc_paper;
@@ -159,6 +160,11 @@ pub const ALL: &[Repro] = &[
         name: "fsc-burst",
         about: "FSC paper Fig. 5: burst delay against the preferred burst size (PBS)",
         run: fsc::burst,
+    },
+    Repro {
+        name: "fsc-fig1-audio",
+        about: "FSC paper Fig. 1 and the audio example: fair shares and curve delays (analytic)",
+        run: fsc_analytic::fig1_audio,
     },
     Repro {
         name: "fsc-onoff",
