@@ -94,6 +94,12 @@ fn check_bursts_account_for_everything(f: &FlowResult) {
         let before = if i == 0 { 0 } else { b[i - 1].conn };
         assert!(x.conn == before || x.conn == before + 1, "{x:?}");
         assert_eq!(x.completed.is_some(), x.delivered == x.bytes, "{x:?}");
+        // The last delivered byte's arrival: the completion when complete, and known for
+        // a burst that lost packets too.
+        assert_eq!(x.last_delivered.is_some(), x.delivered > 0, "{x:?}");
+        if x.completed.is_some() {
+            assert_eq!(x.last_delivered, x.completed, "{x:?}");
+        }
     }
 }
 
