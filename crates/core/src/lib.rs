@@ -13,6 +13,7 @@
 //! * [`buffer`]: buffer policies usable with any discipline.
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
+//! * [`perflow`]: per-flow classes, instances of a template handed to flows as they come.
 //! * [`testing`]: the conformance harness every scheduler is run through.
 #![warn(missing_docs)]
 
@@ -20,6 +21,7 @@ pub mod buffer;
 pub mod curve;
 pub mod ds;
 pub mod hierarchy;
+pub mod perflow;
 pub mod port;
 pub mod sched;
 pub mod stats;

@@ -7,7 +7,9 @@ use linkshare_core::units::Duration;
 use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
-use crate::result::{ClassResult, FlowResult, LinkResult, PathCounts, RunResult, TransportReport};
+use crate::result::{
+    ClassResult, FlowResult, LinkResult, PathCounts, PerFlowResult, RunResult, TransportReport,
+};
 use crate::sim::{InFlight, Link, Simulator};
 
 /// The result of a run that has processed every event before its end.
@@ -153,6 +155,17 @@ fn link_result(
         on_wire,
         propagating,
         delay_log,
+        per_flow: tree
+            .templates()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| PerFlowResult {
+                name: t.name.clone(),
+                instances: t.count,
+                idle: t.idle,
+                stats: link.per_flow.stats(i as u32),
+            })
+            .collect(),
     }
 }
 

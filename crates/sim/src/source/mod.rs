@@ -79,7 +79,10 @@ pub fn build(source: &SourceConfig, rng: Rng) -> Box<dyn Agent> {
             peak,
             period,
             size,
-        } => Box::new(periodic::PeriodicOnOff::new(*burst, *peak, *period, *size)),
+            variations,
+        } => Box::new(
+            periodic::PeriodicOnOff::new(*burst, *peak, *period, *size).with(*variations, rng),
+        ),
         SourceConfig::ExpOnOff {
             peak,
             mean_on,
@@ -201,7 +204,16 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
             peak,
             period,
             size,
+            variations,
         } => {
+            if variations.geometric_mean == Some(0) {
+                return Err("the mean burst size is 0 packets; give at least 1".into());
+            }
+            if variations.start_offset_mean == Some(Duration::ZERO) {
+                return Err(
+                    "the mean start offset is 0; give a positive duration, or leave it out".into(),
+                );
+            }
             positive_size(*size)?;
             positive_rate("peak", *peak)?;
             if *burst == 0 {
