@@ -1,5 +1,6 @@
 //! linkshare-repro: the results of the papers, reproduced (`linkshare repro NAME`), and
-//! the multi-run workflows they are made of ([`compare`], the [`demo`]).
+//! the multi-run workflows they are made of ([`compare`], the [`demo`]) and parameter
+//! [`sweep`]s.
 //!
 //! It sits above the scenario loader (`linkshare-scenario`) and the report writers
 //! (`linkshare-report`); the faces (the command line, later the Python module) parse
@@ -27,6 +28,7 @@ pub mod experiment;
 mod fsc;
 mod hfsc;
 mod hls;
+pub mod sweep;
 pub mod tcp;
 
 use std::path::Path;
