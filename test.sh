@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 
 echo "== cargo test --workspace"
 cargo test --workspace --locked
+echo "(cargo test: ${SECONDS} s)"
+SECONDS=0
 
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
@@ -19,3 +21,4 @@ echo "== installing the linkshare Python package into .venv"
 echo "== pytest"
 # From the repository root, so that the installed package is imported, not python/linkshare.
 .venv/bin/python -m pytest -q python/tests
+echo "(Python package built, installed and tested: ${SECONDS} s)"
