@@ -6,7 +6,8 @@
 //! comparisons run by `linkshare-repro`. Nothing here computes a result.
 //!
 //! * [`commands`]: `demo`, `run`, `compare`, `validate`, `alloc`, `bounds`, `check`,
-//!   `repro`, `shape` — each its options and the few lines that call the libraries and print.
+//!   `repro`, `shape`, `sweep` — each its options and the few lines that call the
+//!   libraries and print.
 //! * [`error`]: failures and exit statuses (0 success, 1 internal error or, for `check`,
 //!   not admissible, 2 bad input).
 #![warn(missing_docs)]
@@ -56,6 +57,9 @@ pub enum Command {
     /// discipline on the configuration's classes (needs CAP_NET_RAW and CAP_NET_ADMIN;
     /// --check only validates).
     Shape(commands::shape::ShapeArgs),
+    /// Run a scenario for every combination of edited values, schedulers and seeds, on
+    /// every core, and write one tidy CSV (one row per run and class).
+    Sweep(commands::sweep::SweepArgs),
 }
 
 /// Runs the command line `args` (program name first) and returns the exit status.
@@ -103,5 +107,6 @@ fn dispatch(command: &Command) -> Result<(), Failure> {
         Command::Check(a) => commands::check::run(a),
         Command::Repro(a) => commands::repro::run(a),
         Command::Shape(a) => commands::shape::run(a),
+        Command::Sweep(a) => commands::sweep::run(a),
     }
 }

@@ -5,7 +5,8 @@
 //! ([`RunResult`]) and knows nothing of scenario files or of the faces that print what it
 //! renders: the command line, the Python module and the shaper call it alike.
 //!
-//! * [`summary`], [`csv`], [`flows`]: the files of one run; [`write_run`] writes them all.
+//! * [`summary`], [`csv`], [`flows`]: the files of one run; [`write_run`] writes them all;
+//!   [`frame`]: the same tables as typed columns (the Python module's DataFrames).
 //! * [`plots`]: the run's and a comparison's charts, drawn with [`svg`], a small
 //!   deterministic SVG line-chart library.
 //! * [`table`]: terminal tables; [`quality`] and [`reference`]: what every class should
@@ -24,6 +25,7 @@ pub mod bounds;
 pub mod check;
 pub mod csv;
 pub mod flows;
+pub mod frame;
 pub mod plots;
 pub mod quality;
 pub mod reference;

@@ -2,6 +2,7 @@
 //! `linkshare compare` and `linkshare demo` run.
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use linkshare_core::sched::SchedulerKind;
 use linkshare_report::{Written, csv, plots, table, write_run};
@@ -30,24 +31,60 @@ pub fn compare(
     out: &Path,
     progress: &dyn Progress,
 ) -> Result<Comparison, ReproError> {
-    let mut written = Written::default();
+    let runs = compare_runs(scenario, kinds, option, progress, &AtomicBool::new(false))?
+        .ok_or_else(|| ReproError::Internal("the comparison stopped unasked".to_owned()))?;
+    let written = write_comparison(scenario, &runs, out)?;
+    Ok(Comparison { runs, written })
+}
+
+/// The runs of [`compare`], without writing anything: scheduler name and result, in
+/// the order of `kinds`; `None` when `stop` was set (see
+/// [`Scenario::simulate_interruptible`]).
+pub fn compare_runs(
+    scenario: &Scenario,
+    kinds: &[SchedulerKind],
+    option: &str,
+    progress: &dyn Progress,
+    stop: &AtomicBool,
+) -> Result<Option<Vec<(String, RunResult)>>, ReproError> {
     let mut runs = Vec::with_capacity(kinds.len());
     for &kind in kinds {
         let mut s = scenario.clone();
         s.set_scheduler(kind, option)?;
-        let result = s
-            .simulate(&format!("{} under {kind}", scenario.name), progress)
-            .map_err(|e| ReproError::Simulator(e.to_string()))?;
-        let files = write_run(&out.join(kind.name()), &s.name, &s.config, &result)?;
-        written.files.extend(files.files);
+        let label = format!("{} under {kind}", scenario.name);
+        let Some(result) = s
+            .simulate_interruptible(&label, progress, stop)
+            .map_err(|e| ReproError::Simulator(e.to_string()))?
+        else {
+            return Ok(None);
+        };
         runs.push((kind.name().to_owned(), result));
     }
-    written.write(out, "compare.csv", csv::compare(&runs).as_bytes())?;
-    let throughput = plots::compare_throughput(&scenario.name, &runs).render();
+    Ok(Some(runs))
+}
+
+/// Writes the files of [`compare`] for `runs` of `scenario` (named by their
+/// schedulers, as [`compare_runs`] returns them) to `out`.
+pub fn write_comparison(
+    scenario: &Scenario,
+    runs: &[(String, RunResult)],
+    out: &Path,
+) -> Result<Written, ReproError> {
+    let mut written = Written::default();
+    for (name, result) in runs {
+        let mut s = scenario.clone();
+        if let Ok(kind) = name.parse::<SchedulerKind>() {
+            s.set_scheduler(kind, "scheduler")?;
+        }
+        let files = write_run(&out.join(name), &s.name, &s.config, result)?;
+        written.files.extend(files.files);
+    }
+    written.write(out, "compare.csv", csv::compare(runs).as_bytes())?;
+    let throughput = plots::compare_throughput(&scenario.name, runs).render();
     written.write(out, "throughput.svg", throughput.as_bytes())?;
-    let cdf = plots::compare_delay_cdf(&scenario.name, &runs).render();
+    let cdf = plots::compare_delay_cdf(&scenario.name, runs).render();
     written.write(out, "delay_cdf.svg", cdf.as_bytes())?;
-    Ok(Comparison { runs, written })
+    Ok(written)
 }
 
 /// The side-by-side table of `comparison` of `scenario`, with its heading.

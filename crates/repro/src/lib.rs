@@ -1,5 +1,6 @@
 //! linkshare-repro: the results of the papers, reproduced (`linkshare repro NAME`), and
-//! the multi-run workflows they are made of ([`compare`], the [`demo`]).
+//! the multi-run workflows they are made of ([`compare`], the [`demo`]) and parameter
+//! [`sweep`]s.
 //!
 //! It sits above the scenario loader (`linkshare-scenario`) and the report writers
 //! (`linkshare-report`); the faces (the command line, later the Python module) parse
@@ -34,6 +35,7 @@ mod fsc_www;
 mod hfsc;
 mod hls;
 pub mod runner;
+pub mod sweep;
 pub mod tcp;
 pub mod verdict;
 

@@ -23,6 +23,7 @@
 mod apps;
 mod best_effort;
 pub mod describe;
+pub mod edit;
 mod format;
 mod problem;
 mod reader;
@@ -30,8 +31,11 @@ mod resolve;
 pub mod shaper;
 mod trace;
 
-use std::path::Path;
+use std::fmt;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use linkshare_analysis::admission;
 use linkshare_core::hierarchy::ClassId;
@@ -42,6 +46,7 @@ use linkshare_sim::{RunResult, SimError, Simulator};
 use toml::de::DeTable;
 
 pub use best_effort::BestEffort;
+pub use edit::{EDIT_FILE, Edit};
 pub use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 pub use resolve::{ACK_CLASS, SINGLE_REVERSE_LINK};
@@ -96,6 +101,42 @@ pub struct Scenario {
     /// What the file says about each link beyond [`SimConfig`], in the order of
     /// `config.links`.
     pub link_notes: Vec<LinkNotes>,
+    /// What it was loaded from: the text, and the edits made to it.
+    source: Arc<Source>,
+}
+
+/// What a [`Scenario`] was loaded from: the scenario's text and the [`Edit`]s applied
+/// to it, in order. Loading the same source again gives the same scenario (this is
+/// how an edited scenario is sent to another process).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The TOML text.
+    pub text: Arc<str>,
+    /// The file it names in problems.
+    pub file: String,
+    /// Where relative trace paths start.
+    pub base_dir: PathBuf,
+    /// The edits, applied in order (a later edit of the same path wins).
+    pub edits: Vec<Edit>,
+}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Source")
+            .field("file", &self.file)
+            .field("text_bytes", &self.text.len())
+            .field("base_dir", &self.base_dir)
+            .field("edits", &self.edits)
+            .finish()
+    }
+}
+
+impl Source {
+    /// Loads the scenario: the text with the edits applied, checked by every rule of
+    /// the loader (see [`load_str`] and [`edit`]).
+    pub fn load(self) -> Result<Scenario, Problems> {
+        load_source(Arc::new(self))
+    }
 }
 
 /// What a scenario file says about a link that the simulator does not need but admission
@@ -113,6 +154,21 @@ pub struct LinkNotes {
 }
 
 impl Scenario {
+    /// What the scenario was loaded from.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The scenario with `edits` made after those it already has: the text and every
+    /// edit are loaded again, so the result is checked like a file and its problems
+    /// point into the file or at the edit (see [`edit`]). Changes made to `config`
+    /// directly (a seed, [`Scenario::set_scheduler`]) are not carried over.
+    pub fn with_edits(&self, edits: &[Edit]) -> Result<Scenario, Problems> {
+        let mut source = (*self.source).clone();
+        source.edits.extend_from_slice(edits);
+        source.load()
+    }
+
     /// Runs every link with `kind` instead of the scheduler the file names (all but the
     /// single-link form's acknowledgement link, which stays FIFO). Fails if `kind`
     /// cannot be built for some link's classes (`option` names the command-line option
@@ -168,6 +224,29 @@ impl Scenario {
         Ok(result)
     }
 
+    /// Runs the simulation like [`Scenario::simulate`], but stops soon (within about
+    /// 2^20 events) after `stop` is set: then there is no result (`Ok(None)`).
+    pub fn simulate_interruptible(
+        &self,
+        label: &str,
+        progress: &dyn Progress,
+        stop: &AtomicBool,
+    ) -> Result<Option<RunResult>, SimError> {
+        let sim = Simulator::new(&self.config)?;
+        let result = sim.run_interruptible(&mut |now, total| {
+            progress.update(label, now, total);
+            if stop.load(Ordering::Relaxed) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        if result.is_some() {
+            progress.finish(label);
+        }
+        Ok(result)
+    }
+
     /// Whether the scenario has more than one link (outputs then name classes
     /// `link/class`).
     pub fn is_multi_link(&self) -> bool {
@@ -212,23 +291,45 @@ pub(crate) fn read_text(path: &Path, what: &str) -> Result<String, Problems> {
 /// Loads a scenario from `text`; `file` names it in problems, `base_dir` is where
 /// relative trace paths start.
 pub fn load_str(text: &str, file: &str, base_dir: &Path) -> Result<Scenario, Problems> {
-    with_document(text, file, |ctx, doc| {
+    Source {
+        text: text.into(),
+        file: file.to_owned(),
+        base_dir: base_dir.to_owned(),
+        edits: Vec::new(),
+    }
+    .load()
+}
+
+/// Loads `source`: parses the text, applies the edits, reads and resolves.
+fn load_source(source: Arc<Source>) -> Result<Scenario, Problems> {
+    with_document(&source.text, &source.file, &source.edits, |ctx, doc| {
         let defs = format::read_document(ctx, doc);
-        resolve::build(ctx, &defs, base_dir, file)
+        resolve::build(ctx, &defs, &source)
     })
 }
 
-/// Parses `text` as TOML and hands the document to `load`, which reports problems to
-/// the context; returns what `load` built if no problem was reported, else every
-/// problem in file order.
+/// Parses `text` as TOML, applies `edits` to the document and hands it to `load`, which
+/// reports problems to the context; returns what `load` built if no problem was
+/// reported, else every problem in file order.
 pub(crate) fn with_document<T>(
     text: &str,
     file: &str,
+    edits: &[Edit],
     load: impl FnOnce(&mut Ctx<'_>, &Table<'_, '_>) -> Option<T>,
 ) -> Result<T, Problems> {
+    // The edits follow the text as lines `PATH = VALUE`, so that their values are parsed
+    // and located like the file's (see `edit`).
+    let mut all = String::with_capacity(text.len() + 64 * edits.len());
+    all.push_str(text);
+    let mut edit_starts = Vec::with_capacity(edits.len());
+    for e in edits {
+        all.push('\n');
+        edit_starts.push(all.len());
+        all.push_str(&e.line());
+    }
     let file_name: Arc<str> = file.into();
-    let lines = LineIndex::new(file_name.clone(), text);
-    let (doc, syntax) = DeTable::parse_recoverable(text);
+    let lines = LineIndex::with_edits(file_name, &all, edit_starts.clone());
+    let (mut doc, syntax) = DeTable::parse_recoverable(&all[..text.len()]);
     if !syntax.is_empty() {
         let mut problems = Problems(
             syntax
@@ -248,6 +349,14 @@ pub(crate) fn with_document<T>(
         lines,
         problems: Vec::new(),
     };
+    for (e, &at) in edits.iter().zip(&edit_starts) {
+        edit::apply(&mut ctx, doc.get_mut(), e, &all, at);
+    }
+    if !ctx.problems.is_empty() {
+        let mut problems = Problems(ctx.problems);
+        problems.sort();
+        return Err(problems);
+    }
     let table = Table::document(&doc);
     let loaded = load(&mut ctx, &table);
     match loaded {

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use linkshare_core::hierarchy::Origin;
 
+use crate::edit::EDIT_FILE;
+
 /// One problem in a scenario (or in a file it refers to, or in a command-line override).
 ///
 /// Printed as `FILE:LINE:COL: field `PATH`: PROBLEM; FIX` — the position is left out
@@ -85,33 +87,53 @@ impl fmt::Display for Problems {
 impl std::error::Error for Problems {}
 
 /// Converts byte offsets of one text into 1-based line and column [`Origin`]s.
+///
+/// The text may end with an appendix of [edits](crate::edit): offsets from the first
+/// edit on are reported in the pseudo-file [`EDIT_FILE`], line N being the Nth edit.
 #[derive(Debug)]
 pub(crate) struct LineIndex<'a> {
     file: Arc<str>,
     text: &'a str,
     /// Byte offset of the start of every line.
     starts: Vec<usize>,
+    /// Byte offset of the start of every edit, in order.
+    edits: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
     pub(crate) fn new(file: Arc<str>, text: &'a str) -> LineIndex<'a> {
+        LineIndex::with_edits(file, text, Vec::new())
+    }
+
+    /// `text` whose edits start at the offsets `edits` (increasing).
+    pub(crate) fn with_edits(file: Arc<str>, text: &'a str, edits: Vec<usize>) -> LineIndex<'a> {
         let starts = core::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        LineIndex { file, text, starts }
+        LineIndex {
+            file,
+            text,
+            starts,
+            edits,
+        }
     }
 
     /// The position of byte `offset` (clamped to the text); the column counts characters.
     pub(crate) fn origin(&self, offset: usize) -> Origin {
         let offset = offset.min(self.text.len());
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts[line - 1];
+        let edit = self.edits.partition_point(|&s| s <= offset);
+        let (file, line, start) = if edit > 0 {
+            (EDIT_FILE.into(), edit, self.edits[edit - 1])
+        } else {
+            let line = self.starts.partition_point(|&s| s <= offset).max(1);
+            (self.file.clone(), line, self.starts[line - 1])
+        };
         let column = self
             .text
             .get(start..offset)
             .map_or(offset - start, |s| s.chars().count());
         Origin {
-            file: self.file.clone(),
+            file,
             line: u32::try_from(line).unwrap_or(u32::MAX),
             column: u32::try_from(column + 1).unwrap_or(u32::MAX),
         }

@@ -98,7 +98,7 @@ pub fn load_shaper_file(path: &Path) -> Result<ShaperConfig, Problems> {
 /// Loads a shaper configuration from `text`; `file` names it in problems, `stem` names
 /// the run when the file has no `[scenario] name`.
 pub fn load_shaper_str(text: &str, file: &str, stem: &str) -> Result<ShaperConfig, Problems> {
-    crate::with_document(text, file, |ctx, doc| {
+    crate::with_document(text, file, &[], |ctx, doc| {
         crate::format::read_shaper_document(ctx, doc)
             .and_then(|defs| crate::resolve::build_shaper(ctx, &defs, file, stem))
     })

@@ -37,6 +37,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use linkshare_core::hierarchy::{ClassId, ClassTree};
@@ -305,17 +306,46 @@ impl Simulator {
         mut self,
         on_progress: &mut dyn FnMut(Instant, Duration),
     ) -> RunResult {
+        // Never breaks: the callback always continues.
+        let _ = self.advance(&mut |now, total| {
+            on_progress(now, total);
+            ControlFlow::Continue(())
+        });
+        on_progress(self.end, self.duration);
+        report::finish(self)
+    }
+
+    /// Runs like [`Simulator::run_with_progress`], but stops as soon as `on_progress`
+    /// returns [`ControlFlow::Break`] (it is called every 2^20 events, about a tenth of
+    /// a second of computing): then there is no result (`None`). This is how a face
+    /// lets its user interrupt a long run.
+    pub fn run_interruptible(
+        mut self,
+        on_progress: &mut dyn FnMut(Instant, Duration) -> ControlFlow<()>,
+    ) -> Option<RunResult> {
+        if self.advance(on_progress).is_break() {
+            return None;
+        }
+        let _ = on_progress(self.end, self.duration);
+        Some(report::finish(self))
+    }
+
+    /// Handles every event before the end, calling `on_progress` every
+    /// [`PROGRESS_EVERY`] events; stops early when it breaks.
+    fn advance(
+        &mut self,
+        on_progress: &mut dyn FnMut(Instant, Duration) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         while let Some((t, event)) = self.queue.pop_before(self.end) {
             self.now = t;
             self.events += 1;
             self.handle(event);
             self.apply_actions();
             if self.events % PROGRESS_EVERY == 0 {
-                on_progress(self.now, self.duration);
+                on_progress(self.now, self.duration)?;
             }
         }
-        on_progress(self.end, self.duration);
-        report::finish(self)
+        ControlFlow::Continue(())
     }
 
     fn handle(&mut self, event: Event) {

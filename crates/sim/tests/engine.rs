@@ -607,3 +607,36 @@ fn an_empty_run_reports_zeros() {
     assert!(r.links[0].throughput.iter().all(|w| w.value == 0));
     assert_eq!(r.links[0].throughput.len(), 5);
 }
+
+#[test]
+fn an_interrupted_run_stops_and_an_uninterrupted_one_is_the_same_run() {
+    // About 2 events per packet of 100 bytes at 1 Gbit/s: 2^20 events (one progress
+    // call) in less than a second of simulated time.
+    let cfg = single_link(
+        Rate::from_gbit(1),
+        SchedulerKind::Fifo,
+        1,
+        1,
+        vec![flow(
+            "greedy",
+            0,
+            SourceConfig::Greedy {
+                size: 100,
+                backlog: 2,
+            },
+        )],
+    );
+    let mut calls = 0;
+    let stopped = Simulator::new(&cfg)
+        .expect("valid")
+        .run_interruptible(&mut |_, _| {
+            calls += 1;
+            std::ops::ControlFlow::Break(())
+        });
+    assert!(stopped.is_none());
+    assert_eq!(calls, 1, "the run stops at the first progress call");
+    let full = Simulator::new(&cfg)
+        .expect("valid")
+        .run_interruptible(&mut |_, _| std::ops::ControlFlow::Continue(()));
+    assert_eq!(full, Some(run(&cfg)));
+}

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod repro;
 pub mod run;
 pub mod shape;
+pub mod sweep;
 pub mod validate;
 
 use std::io::{IsTerminal as _, Write as _};

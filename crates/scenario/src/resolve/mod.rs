@@ -5,7 +5,6 @@ mod flow;
 pub(crate) mod shaper;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
@@ -19,7 +18,7 @@ use super::best_effort::{self, BestEffort};
 use super::format::{ClassDef, Document, Form, Header, LinkDef, ShaperDocument, TransportDef};
 use super::problem::{Problem, did_you_mean};
 use super::reader::{Ctx, Sp, Span};
-use super::{Layout, LinkNotes, Scenario, ShaperConfig};
+use super::{Layout, LinkNotes, Scenario, ShaperConfig, Source};
 use flow::{Env, TraceCache, build_flow};
 
 /// At most this many measurement windows per run (`duration / window`).
@@ -43,12 +42,8 @@ struct BuiltLink<'d> {
 }
 
 /// Builds the scenario; `None` when problems were reported to `ctx`.
-pub(crate) fn build(
-    ctx: &mut Ctx<'_>,
-    doc: &Document,
-    base_dir: &Path,
-    file: &str,
-) -> Option<Scenario> {
+pub(crate) fn build(ctx: &mut Ctx<'_>, doc: &Document, source: &Arc<Source>) -> Option<Scenario> {
+    let base_dir = source.base_dir.as_path();
     let header = doc.header.as_ref();
     let default_scheduler = header.and_then(|h| h.scheduler.as_ref());
     if let Some(h) = header {
@@ -188,10 +183,11 @@ pub(crate) fn build(
     Some(Scenario {
         name: header.name.as_ref()?.value.clone(),
         description: header.description.clone(),
-        file: file.to_owned(),
+        file: source.file.clone(),
         layout,
         config,
         link_notes,
+        source: Arc::clone(source),
     })
 }
 

@@ -1,0 +1,98 @@
+//! `linkshare sweep`: one tidy CSV, the same whatever the number of threads, with the
+//! runs that could not be made as rows with their error.
+
+mod common;
+
+use common::{TempDir, linkshare, scenarios_dir, stderr, stdout};
+
+fn sweep(dir: &TempDir, out: &str, jobs: &str) -> String {
+    let scenario = scenarios_dir().join("two-classes-drr.toml");
+    let o = linkshare(
+        &[
+            "sweep",
+            scenario.to_str().expect("utf-8 path"),
+            "--grid",
+            "class.bulk.weight=1,4",
+            "--grid",
+            "link.rate=5mbit,0bit",
+            "--schedulers",
+            "drr,fifo",
+            "--seeds",
+            "2",
+            "--jobs",
+            jobs,
+            "--out",
+            out,
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("16 runs on"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("8 could not be made"), "{}", stdout(&o));
+    std::fs::read_to_string(dir.path().join(out)).expect("the table")
+}
+
+#[test]
+fn the_table_is_the_same_on_one_thread_or_two() {
+    let dir = TempDir::new("sweep");
+    let one = sweep(&dir, "one.csv", "1");
+    let two = sweep(&dir, "two.csv", "2");
+    assert_eq!(one, two);
+    let header = one.lines().next().expect("header");
+    assert!(header.starts_with("run,scheduler,seed,class.bulk.weight,link.rate,link,class,"));
+    assert!(header.ends_with(",error"));
+    let rows = &parse_csv(&one)[1..];
+    // 8 runs × 3 classes (root, bulk, interactive) + 8 runs that could not be made.
+    assert_eq!(rows.len(), 8 * 3 + 8);
+    let first = &rows[0];
+    assert_eq!(&first[..7], ["0", "drr", "0", "1", "5mbit", "link", "link"]);
+    let failed: Vec<&Vec<String>> = rows.iter().filter(|r| r[4] == "0bit").collect();
+    assert_eq!(failed.len(), 8);
+    assert!(
+        failed
+            .iter()
+            .all(|r| r.last().is_some_and(|e| e.contains("zero")))
+    );
+}
+
+#[test]
+fn a_bad_grid_is_a_usage_problem() {
+    let dir = TempDir::new("sweep-bad");
+    let scenario = scenarios_dir().join("two-classes-drr.toml");
+    let s = scenario.to_str().expect("utf-8 path");
+    let o = linkshare(&["sweep", s, "--grid", "link.rate"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("field `--grid`: `link.rate` has no `=`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = linkshare(&["sweep", s, "--schedulers", "dr"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("did you mean `drr`?"), "{}", stderr(&o));
+}
+
+/// The rows of an RFC 4180 CSV text (quoted cells may hold commas, quotes, newlines).
+fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let (mut rows, mut row, mut cell) = (Vec::new(), Vec::new(), String::new());
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => cell.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut cell)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut cell));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => cell.push(c),
+        }
+    }
+    rows
+}

@@ -1,0 +1,43 @@
+"""Fixtures: the repository's scenarios and the command line to compare with."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "scenarios"
+
+
+def _binary() -> Path:
+    explicit = os.environ.get("LINKSHARE_BIN")
+    if explicit:
+        return Path(explicit)
+    for profile in ("release", "debug"):
+        p = ROOT / "target" / profile / "linkshare"
+        if p.exists():
+            return p
+    subprocess.run(["cargo", "build", "--release", "-p", "linkshare"], cwd=ROOT, check=True)
+    return ROOT / "target" / "release" / "linkshare"
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Runs the `linkshare` command line; returns the completed process."""
+    binary = _binary()
+
+    def run(*args, cwd=None, check=True):
+        p = subprocess.run([str(binary), *map(str, args)], cwd=cwd, capture_output=True, text=True)
+        if check and p.returncode != 0:
+            raise AssertionError(f"linkshare {args} failed ({p.returncode}):\n{p.stderr}")
+        return p
+
+    return run
+
+
+@pytest.fixture
+def scenarios():
+    return SCENARIOS
