@@ -24,6 +24,8 @@
 //!   means no packet is queued. The conformance harness ([`crate::testing`]) checks it.
 //! * [`Scheduler::remove_newest`] takes the most recently queued packet of a class out of
 //!   the discipline (used by push-out buffer policies, see [`crate::buffer`]).
+//! * [`Scheduler::discipline_counters`] reports what only the discipline knows (JoBS's
+//!   relaxed bounds and current rates); a driver asks once, at the end of a run.
 //!
 //! Statistics and buffer policies are *not* the scheduler's job: [`crate::Qdisc`] wraps
 //! every scheduler and keeps them once, with the conservation identities.
@@ -41,6 +43,7 @@ pub mod hfsc;
 pub mod hls;
 pub mod htb;
 pub mod hwf2q;
+pub mod jobs;
 pub mod prio;
 mod registry;
 pub mod ring;
@@ -75,16 +78,21 @@ pub enum DropReason {
     /// The packet was addressed to a class that cannot hold packets (not a leaf, or no
     /// such class).
     NotALeaf,
+    /// Dropped from the tail of its class by the discipline so that the rest of the
+    /// class's backlog can still meet the class's delay bound (JoBS's delay-driven drops,
+    /// paper Eq. 36): not a full buffer, an infeasible delay.
+    DelayBound,
 }
 
 impl DropReason {
     /// Every reason, in a fixed order (used for counters and reports).
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::ClassLimit,
         DropReason::SharedLimit,
         DropReason::PushedOut,
         DropReason::TooLarge,
         DropReason::NotALeaf,
+        DropReason::DelayBound,
     ];
     /// Number of reasons.
     pub const COUNT: usize = Self::ALL.len();
@@ -103,8 +111,21 @@ impl DropReason {
             DropReason::PushedOut => "pushed_out",
             DropReason::TooLarge => "too_large",
             DropReason::NotALeaf => "not_a_leaf",
+            DropReason::DelayBound => "delay_bound",
         }
     }
+}
+
+/// One of a discipline's own counters, as [`Scheduler::discipline_counters`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisciplineCounter {
+    /// The leaf it is about, or `None` for the discipline as a whole.
+    pub class: Option<ClassId>,
+    /// Stable snake_case name; a unit, where there is one, is its last word
+    /// (`rate_bps`, `loss_ppb`).
+    pub name: &'static str,
+    /// The value.
+    pub value: u64,
 }
 
 /// A dropped packet with the class it was queued in (or offered to) and the reason.
@@ -214,6 +235,15 @@ pub trait Scheduler<P: Packet> {
     fn owns_buffer(&self) -> bool {
         false
     }
+
+    /// The discipline's own counters and state worth reporting, in a fixed order (JoBS:
+    /// its relaxed bounds by kind and its current rates). Drivers call it once, at the
+    /// end of a run (the simulator puts the values in its result per link); it may
+    /// allocate. The default, for disciplines with nothing of their own to report, is
+    /// empty.
+    fn discipline_counters(&self) -> Vec<DisciplineCounter> {
+        Vec::new()
+    }
 }
 
 impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
@@ -253,6 +283,9 @@ impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
     }
     fn owns_buffer(&self) -> bool {
         (**self).owns_buffer()
+    }
+    fn discipline_counters(&self) -> Vec<DisciplineCounter> {
+        (**self).discipline_counters()
     }
 }
 
