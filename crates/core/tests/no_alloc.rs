@@ -1,6 +1,9 @@
 //! The packet path allocates nothing in steady state: after warm-up (every queue has
 //! reached its peak length once), enqueue + dequeue pairs through `Qdisc` and
 //! `EgressPort` perform zero heap allocations, for every discipline of the registry.
+//! JoBS, which serves at most 64 classes and keeps its own buffer, runs with 64 classes,
+//! constraints of every kind and a buffer of its own; a test of its own drives its
+//! controller through overload (drops of every kind) in both modes.
 //!
 //! Allocations are counted by a global allocator that wraps the system allocator and
 //! counts, on the measuring thread only (other test threads may allocate freely), every
@@ -18,9 +21,10 @@ use linkshare_core::Qdisc;
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
-use linkshare_core::sched::{Scheduler, SchedulerKind, build};
+use linkshare_core::sched::jobs::{self, Buffer, Constraints, JobsConfig, Mode};
+use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::TestPacket;
-use linkshare_core::units::{Bytes, Instant, Rate};
+use linkshare_core::units::{Bytes, Duration, Fraction, Instant, Rate, Ratio};
 
 /// Allocations made by armed threads.
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -82,19 +86,22 @@ const PAIRS: u32 = 100_000;
 /// Largest backlog of one class during a run; the warm-up grows every queue to it.
 const PEAK: u32 = 8;
 
-/// The steady-state traffic: a deterministic class sequence (64-bit LCG) that never
-/// lets a class hold more than [`PEAK`] packets, packet lengths 64..=1500 B.
+/// The steady-state traffic: a deterministic class sequence (64-bit LCG) over
+/// `classes` leaves that never lets a class hold more than [`PEAK`] packets, packet
+/// lengths 64..=1500 B.
 struct Traffic {
     state: u64,
+    classes: usize,
     backlog: Vec<u32>,
     next_id: u64,
 }
 
 impl Traffic {
-    fn new() -> Traffic {
+    fn new(classes: usize) -> Traffic {
         Traffic {
             state: 1,
-            backlog: vec![0; CLASSES + 1],
+            classes,
+            backlog: vec![0; classes + 1],
             next_id: 0,
         }
     }
@@ -109,9 +116,9 @@ impl Traffic {
 
     /// The next arrival: a leaf (ids `1..=CLASSES`) below its peak, and a packet.
     fn arrival(&mut self) -> (ClassId, TestPacket) {
-        let mut c = 1 + (self.next() % CLASSES as u64) as usize;
+        let mut c = 1 + (self.next() % self.classes as u64) as usize;
         while self.backlog[c] >= PEAK {
-            c = c % CLASSES + 1;
+            c = c % self.classes + 1;
         }
         self.backlog[c] += 1;
         let len = 64 + (self.next() % 1437) as u32;
@@ -136,7 +143,8 @@ type Boxed = Box<dyn Scheduler<TestPacket>>;
 /// shared limit), then leaves every class with `PEAK / 2` packets.
 fn warm_up(q: &mut Qdisc<TestPacket, Boxed>, traffic: &mut Traffic) {
     let t = Instant::ZERO;
-    for c in 1..=CLASSES as u32 {
+    let classes = traffic.classes as u32;
+    for c in 1..=classes {
         for _ in 0..PEAK {
             traffic.next_id += 1;
             let pkt = TestPacket {
@@ -149,23 +157,76 @@ fn warm_up(q: &mut Qdisc<TestPacket, Boxed>, traffic: &mut Traffic) {
             assert_eq!(q.dequeue(t).map(|d| d.class), Some(ClassId(c)));
         }
     }
-    for _ in 0..CLASSES as u32 * PEAK / 2 {
+    for _ in 0..classes * PEAK / 2 {
         let (class, pkt) = traffic.arrival();
         assert!(q.enqueue(t, class, pkt, |d| panic!("warm-up drop {d:?}")));
     }
 }
 
-fn qdisc(kind: SchedulerKind, tree: &ClassTree, buffer: BufferConfig) -> Qdisc<TestPacket, Boxed> {
-    let sched = build::<TestPacket>(kind, tree).expect("every kind builds for a flat tree");
+/// JoBS on `classes` leaves with a buffer of `packets` and constraints of every kind
+/// that this traffic meets without drops (its waits stay far below a second).
+fn jobs_config(classes: usize, packets: u32) -> JobsConfig {
+    let mut config = JobsConfig {
+        buffer: Buffer::Shared { packets },
+        ..JobsConfig::default()
+    };
+    let two = Some(Ratio::integer(2));
+    for i in 0..classes - 1 {
+        let c = match i % 4 {
+            0 => Constraints {
+                delay_bound: Some(Duration::from_secs(1)),
+                loss_bound: Some(Fraction::from_percent(1)),
+                ..Constraints::default()
+            },
+            1 => Constraints {
+                min_rate: Some(Rate::from_kbit(64)),
+                delay_ratio: two,
+                loss_ratio: two,
+                ..Constraints::default()
+            },
+            _ => Constraints {
+                delay_ratio: two,
+                loss_ratio: two,
+                ..Constraints::default()
+            },
+        };
+        config.classes.insert(format!("c{i}"), c);
+    }
+    config
+}
+
+/// The discipline `kind` for this test and its number of classes: [`CLASSES`], or for
+/// JoBS its maximum with its own buffer of `own_buffer` packets.
+fn setting(kind: SchedulerKind, own_buffer: u32) -> (SchedulerConfig, ClassTree) {
+    let classes = if kind == SchedulerKind::Jobs {
+        jobs::MAX_CLASSES
+    } else {
+        CLASSES
+    };
+    let config = match kind {
+        SchedulerKind::Jobs => SchedulerConfig::Jobs(jobs_config(classes, own_buffer)),
+        _ => kind.into(),
+    };
+    (config, ClassTree::flat(Rate::from_gbit(1), classes))
+}
+
+fn qdisc(
+    config: &SchedulerConfig,
+    tree: &ClassTree,
+    buffer: BufferConfig,
+) -> Qdisc<TestPacket, Boxed> {
+    let sched = config
+        .build(tree)
+        .expect("every kind builds for a flat tree");
     Qdisc::new(tree, sched, buffer)
 }
 
 #[test]
 fn qdisc_pairs_do_not_allocate() {
-    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
     for &kind in SchedulerKind::ALL {
-        let mut q = qdisc(kind, &tree, BufferConfig::default());
-        let mut traffic = Traffic::new();
+        let (config, tree) = setting(kind, PEAK * jobs::MAX_CLASSES as u32);
+        let mut q = qdisc(&config, &tree, BufferConfig::default());
+        let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
         let mut now = Instant::ZERO;
         let mut out = 0u32;
@@ -194,17 +255,19 @@ fn qdisc_pairs_do_not_allocate() {
 
 /// A full shared buffer with push-out: every arrival evicts a packet, through
 /// `remove_newest` and the qdisc's longest-queue heap.
+/// For JoBS, which keeps its own buffer, its own buffer is full: every arrival costs one
+/// packet chosen by its loss loop.
 #[test]
 fn push_out_does_not_allocate() {
-    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
-    let shared = Limit::Packets(u64::from(PEAK / 2) * CLASSES as u64);
-    let buffer = BufferConfig {
-        shared: Some(shared),
-        overflow: Overflow::PushOutLongest,
-    };
     for &kind in SchedulerKind::ALL {
-        let mut q = qdisc(kind, &tree, buffer);
-        let mut traffic = Traffic::new();
+        let (config, tree) = setting(kind, PEAK / 2 * jobs::MAX_CLASSES as u32);
+        let shared = Limit::Packets(u64::from(PEAK / 2) * tree.leaves().len() as u64);
+        let buffer = BufferConfig {
+            shared: Some(shared),
+            overflow: Overflow::PushOutLongest,
+        };
+        let mut q = qdisc(&config, &tree, buffer);
+        let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
         let mut drops = 0u32;
         let n = allocations_in(|| {
@@ -229,10 +292,10 @@ fn push_out_does_not_allocate() {
 
 #[test]
 fn egress_port_does_not_allocate() {
-    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
     for &kind in SchedulerKind::ALL {
-        let mut q = qdisc(kind, &tree, BufferConfig::default());
-        let mut traffic = Traffic::new();
+        let (config, tree) = setting(kind, PEAK * jobs::MAX_CLASSES as u32);
+        let mut q = qdisc(&config, &tree, BufferConfig::default());
+        let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
         let mut port = EgressPort::new(q, tree.link_rate(), Bytes(24));
         let mut started = 0u32;
@@ -255,5 +318,73 @@ fn egress_port_does_not_allocate() {
             "{kind}: {n} allocations in {PAIRS} arrivals and transmissions"
         );
         assert_eq!(started, PAIRS);
+    }
+}
+
+/// JoBS's controller in overload, both modes: four classes with the paper's Table 1
+/// constraints (a tight delay bound, so that delay-driven drops happen too) and a
+/// 20-packet buffer, offered twice what the link serves. A first run of the same
+/// traffic grows every queue and the qdisc's eviction list to their peaks; the second
+/// must not allocate.
+#[test]
+fn jobs_controller_in_overload_does_not_allocate() {
+    let tree = ClassTree::flat(Rate::from_mbit(100), 4);
+    let two = Some(Ratio::integer(2));
+    let mut config = JobsConfig {
+        buffer: Buffer::Shared { packets: 20 },
+        ..JobsConfig::default()
+    };
+    config.classes.insert(
+        "c0".into(),
+        Constraints {
+            delay_bound: Some(Duration::from_micros(300)),
+            loss_bound: Some(Fraction::from_percent(10)),
+            ..Constraints::default()
+        },
+    );
+    for (name, min_rate) in [("c1", Some(Rate::from_mbit(35))), ("c2", None)] {
+        config.classes.insert(
+            name.into(),
+            Constraints {
+                min_rate,
+                delay_ratio: two,
+                loss_ratio: two,
+                ..Constraints::default()
+            },
+        );
+    }
+    for mode in [Mode::default(), Mode::PAPER] {
+        config.mode = mode;
+        let sched: Boxed = SchedulerConfig::Jobs(config.clone())
+            .build::<TestPacket>(&tree)
+            .expect("Table 1 builds");
+        let mut q = Qdisc::new(&tree, sched, BufferConfig::default());
+        let mut now = Instant::ZERO;
+        let mut state = 7u64;
+        let mut run = |q: &mut Qdisc<TestPacket, Boxed>, drops: &mut u64| {
+            for _ in 0..PAIRS {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let class = ClassId(1 + (state >> 62) as u32);
+                let len = 64 + ((state >> 20) % 1437) as u32;
+                // Two arrivals per transmission of a mean packet (about 62 µs).
+                now.0 += 31_000;
+                q.enqueue(now, class, TestPacket { id: 0, len }, |_| *drops += 1);
+                if (state >> 10) & 1 == 0 {
+                    q.dequeue(now);
+                }
+            }
+        };
+        let mut drops = 0;
+        run(&mut q, &mut drops);
+        assert!(drops > 0, "{mode:?}: the warm-up must overflow");
+        let mut drops = 0;
+        let n = allocations_in(|| run(&mut q, &mut drops));
+        assert_eq!(n, 0, "{mode:?}: {n} allocations in {PAIRS} arrivals");
+        let delay_drops = q
+            .counters(ClassId(1))
+            .dropped(linkshare_core::DropReason::DelayBound);
+        assert!(delay_drops.packets > 0, "{mode:?}: no delay-driven drop");
     }
 }

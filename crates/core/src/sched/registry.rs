@@ -13,6 +13,7 @@ use super::hfsc::Hfsc;
 use super::hls::Hls;
 use super::htb::Htb;
 use super::htb::HtbParams;
+use super::jobs::{Jobs, JobsConfig};
 use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
@@ -48,6 +49,8 @@ pub enum SchedulerKind {
     Sced,
     /// [`super::sced::Sced::virtual_clock`].
     VirtualClock,
+    /// [`super::jobs::Jobs`].
+    Jobs,
 }
 
 impl SchedulerKind {
@@ -66,6 +69,7 @@ impl SchedulerKind {
         SchedulerKind::Hwf2q,
         SchedulerKind::Sced,
         SchedulerKind::VirtualClock,
+        SchedulerKind::Jobs,
     ];
 
     /// The name used in scenarios and on the command line.
@@ -84,6 +88,7 @@ impl SchedulerKind {
             SchedulerKind::Hwf2q => "hwf2q",
             SchedulerKind::Sced => "sced",
             SchedulerKind::VirtualClock => "vc",
+            SchedulerKind::Jobs => "jobs",
         }
     }
 
@@ -236,6 +241,8 @@ pub enum SchedulerConfig {
     Sced,
     /// [`Sced::virtual_clock`].
     VirtualClock,
+    /// [`Jobs`] with its constraints, mode, buffer and sampling.
+    Jobs(JobsConfig),
 }
 
 impl From<SchedulerKind> for SchedulerConfig {
@@ -255,6 +262,7 @@ impl From<SchedulerKind> for SchedulerConfig {
             SchedulerKind::Hwf2q => SchedulerConfig::Hwf2q,
             SchedulerKind::Sced => SchedulerConfig::Sced,
             SchedulerKind::VirtualClock => SchedulerConfig::VirtualClock,
+            SchedulerKind::Jobs => SchedulerConfig::Jobs(JobsConfig::default()),
         }
     }
 }
@@ -276,6 +284,7 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => SchedulerKind::Hwf2q,
             SchedulerConfig::Sced => SchedulerKind::Sced,
             SchedulerConfig::VirtualClock => SchedulerKind::VirtualClock,
+            SchedulerConfig::Jobs(_) => SchedulerKind::Jobs,
         }
     }
 
@@ -296,6 +305,7 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => super::wf2q::validate_hierarchical(tree),
             SchedulerConfig::Sced => super::sced::validate(tree),
             SchedulerConfig::VirtualClock => super::sced::validate_virtual_clock(tree),
+            SchedulerConfig::Jobs(config) => super::jobs::validate(tree, config),
         }
     }
 
@@ -318,6 +328,7 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => Box::new(Wf2q::hierarchical(tree)?),
             SchedulerConfig::Sced => Box::new(Sced::new(tree)?),
             SchedulerConfig::VirtualClock => Box::new(Sced::virtual_clock(tree)?),
+            SchedulerConfig::Jobs(config) => Box::new(Jobs::new(tree, config)?),
         })
     }
 }

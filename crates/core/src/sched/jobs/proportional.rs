@@ -1,0 +1,453 @@
+//! The proportional delay loop (paper §4, Eqs. 12–33; spec §2.2–2.5 and §2.8): within
+//! each delay group, move rate from classes whose weighted delay is below the group's
+//! mean to those above it, `Δr_i = K(n) · e_i(n)`.
+//!
+//! With the group's integer weights `W_i` (module `groups`) and `D_i` the head-of-line
+//! wait, the weighted delay is `W_i · D_i` (Eq. 15 up to one constant factor), the set
+//! point their mean over the group's backlogged members (Eq. 17), and the error
+//! `ê_i = mean − W_i · D_i` (Eq. 18), in ns·W. Errors add up to zero, so the rate
+//! changes `Δr_i = −g · ê_i` do too (Eq. 20): the group keeps the rate it holds. In
+//! integers: `E_i = n · ê_i = Σ_j W_j D_j − n · W_i D_i` is exact; each change is
+//! rounded toward zero, and the last member's is minus the sum of the others', so the
+//! group's total is conserved exactly.
+//!
+//! The gain `g = −K` (bit/s per ns·W, fixed point with 32 fractional bits):
+//!
+//! * **reference mode** (ALTQ `adjust_rates_rdc`): `K = −2 U² s / (P_max L̄)` in bytes
+//!   and seconds (spec §2.8), `U` the rate the group holds, `s` the smallest share of
+//!   the admitted bytes of the busy period that a backlogged class has among the
+//!   group's (at most 1), `P_max` the largest weight among the backlogged members and
+//!   `L̄` the largest mean admitted packet size among them. In our units
+//!   `g = U² · s / (4 · 10⁹ · W_max · L̄)`.
+//! * **paper mode**: `K = γ · K_lo` with Eq. 32's stability limit
+//!   `K_lo = −2 min_i B_i / (P_i D_i²)` over the backlogged members that have waited
+//!   (`g = 16·10⁹ · γ · min_i B_i / (W_i D_i²)`; `γ = ½` puts the binding class's pole at
+//!   0), or the reference gain if none has; then the largest `g` at most that which
+//!   keeps every member at or above its minimum rate (Eq. 33 with the upper end the
+//!   paper omits, spec §2.5). One common `K` for the group: a member held at its
+//!   minimum whose delay is below target holds the whole group's loop still.
+//!
+//! After the step, in both modes, the reference's clipping (spec §2.8 step 4): a member
+//! taken below its floor is raised to it, and the rate this costs is taken back from
+//! the members above their floors, highest index first; a member that would exceed
+//! the group's rate gets what the others' floors leave. A member's floor is its minimum
+//! rate, or its rate now if that is less: when the bounds cannot all be met the min-rate
+//! stage has already given each class what it could, and the proportional loop cannot
+//! create rate.
+
+use super::config::Mode;
+use super::config::Setup;
+use super::{Class, Jobs, bits};
+use crate::sched::Packet;
+use crate::units::{Fraction, Instant, NANOS_PER_SEC};
+
+/// Fractional bits of the gains.
+const GAIN_SHIFT: u32 = 32;
+
+/// The group's errors `E_i = Σ_j W_j D_j − n · W_i D_i` (`n` members).
+pub(super) fn errors(weights: &[u64], delays: &[u64], out: &mut [i128]) {
+    let weighted = |i: usize| i128::from(weights[i]) * i128::from(delays[i]);
+    let sum: i128 = (0..weights.len()).map(weighted).sum();
+    let n = weights.len() as i128;
+    for (i, e) in out.iter_mut().enumerate() {
+        *e = sum - n * weighted(i);
+    }
+}
+
+/// The reference gain per unit of `E` for `n` members, `U² · s / (4 · 10⁹ · W_max · L̄
+/// · n)` with 32 fractional bits, where `share` is `s` with 32 fractional bits;
+/// saturates.
+pub(super) fn reference_gain(
+    held: u64,
+    share: u64,
+    max_weight: u64,
+    mean_packet: u64,
+    n: usize,
+) -> u128 {
+    let den = 4
+        * u128::from(NANOS_PER_SEC)
+        * u128::from(max_weight)
+        * u128::from(mean_packet)
+        * n as u128;
+    if den == 0 {
+        return 0;
+    }
+    let u2 = u128::from(held) * u128::from(held);
+    match u2.checked_mul(u128::from(share)) {
+        Some(num) => num / den,
+        // Above 2⁹⁶ (bit/s)² only: divide first, losing fractional bits of a huge gain.
+        None => (u2 / den).saturating_mul(u128::from(share)),
+    }
+}
+
+/// Eq. 32's stability limit for one of `n` members, per unit of `E`:
+/// `16 · 10⁹ · B / (W D² n)` with 32 fractional bits (`B` bytes, `D` ns, `W` its
+/// weight); `None` if it has not waited (no limit).
+pub(super) fn stability_gain(backlog: u64, weight: u64, delay: u64, n: usize) -> Option<u128> {
+    if delay == 0 {
+        return None;
+    }
+    let den = (u128::from(weight) * n as u128)
+        .checked_mul(u128::from(delay))
+        .and_then(|x| x.checked_mul(u128::from(delay)));
+    let Some(den) = den else { return Some(0) };
+    let num = ((16 * u128::from(NANOS_PER_SEC)) << GAIN_SHIFT).saturating_mul(u128::from(backlog));
+    Some(num / den)
+}
+
+/// Paper mode's gain per unit of `E` (spec §2.4–2.5): `γ` times the smallest of the
+/// members' stability limits (Eq. 32; `members` gives each one's backlog, weight and
+/// wait), or `fallback()` if none has waited; then at most what keeps every member
+/// whose floor is positive (a bound) at or above it (Eq. 33). Returns the gain and the
+/// member whose floor limited it, if one did.
+pub(super) fn paper_gain(
+    members: impl Iterator<Item = (u64, u64, u64)>,
+    rates: &[u64],
+    floors: &[u64],
+    errors: &[i128],
+    gamma: Fraction,
+    fallback: impl FnOnce() -> u128,
+) -> (u128, Option<usize>) {
+    let n = rates.len();
+    let stable = members
+        .filter_map(|(backlog, weight, wait)| stability_gain(backlog, weight, wait, n))
+        .min();
+    let mut gain = match stable {
+        Some(g) => g.saturating_mul(u128::from(gamma.ppb())) / u128::from(Fraction::PPB),
+        None => fallback(),
+    };
+    let mut binding = None;
+    for m in 0..n {
+        if errors[m] > 0 && floors[m] > 0 {
+            let room = u128::from(rates[m] - floors[m]);
+            let limit = (room << GAIN_SHIFT) / errors[m].unsigned_abs();
+            if limit < gain {
+                gain = limit;
+                binding = Some(m);
+            }
+        }
+    }
+    (gain, binding)
+}
+
+/// The rate changes `Δ_i = −G · E_i` for a gain `G` per unit of error (32 fractional
+/// bits), each rounded toward zero and at most `cap` in size, the last one minus the
+/// sum of the others.
+pub(super) fn steps(gain: u128, errors: &[i128], cap: u64, out: &mut [i128]) {
+    let n = errors.len();
+    let mut sum = 0i128;
+    for (i, &e) in errors[..n - 1].iter().enumerate() {
+        let size = gain
+            .checked_mul(e.unsigned_abs())
+            .map_or(u128::MAX, |x| x >> GAIN_SHIFT)
+            .min(u128::from(cap)) as i128;
+        out[i] = if e > 0 { -size } else { size };
+        sum += out[i];
+    }
+    out[n - 1] = -sum;
+}
+
+/// The reference's clipping (module docs): applies `deltas` to `rates` so that every
+/// rate stays within `[floor, held]` and the total stays `held` (the sum of `rates`,
+/// at least the sum of `floors`). Returns the members whose step a positive floor (a
+/// bound, not a rate of 0) cut short (bit `i`).
+pub(super) fn clip(rates: &[u64], floors: &[u64], deltas: &mut [i128], held: u64) -> u64 {
+    let n = rates.len();
+    let (r, f) = (
+        |i: usize| i128::from(rates[i]),
+        |i: usize| i128::from(floors[i]),
+    );
+    let mut cut = 0u64;
+    let mut credit = 0i128;
+    for i in 0..n {
+        if r(i) + deltas[i] > i128::from(held) {
+            let others: i128 = (0..n).filter(|&j| j != i).map(f).sum();
+            for (j, d) in deltas.iter_mut().enumerate() {
+                *d = if j == i {
+                    i128::from(held) - others - r(i)
+                } else {
+                    f(j) - r(j)
+                };
+            }
+            return (0..n)
+                .filter(|&j| j != i && floors[j] > 0)
+                .fold(0, |m, j| m | 1 << j);
+        }
+        if r(i) + deltas[i] < f(i) {
+            credit += f(i) - (r(i) + deltas[i]);
+            deltas[i] = f(i) - r(i);
+            if floors[i] > 0 {
+                cut |= 1 << i;
+            }
+        }
+    }
+    for i in (0..n).rev() {
+        if credit == 0 {
+            break;
+        }
+        let take = (r(i) + deltas[i] - f(i)).clamp(0, credit);
+        deltas[i] -= take;
+        credit -= take;
+    }
+    cut
+}
+
+impl<P: Packet> Jobs<P> {
+    /// Runs the proportional loop of every delay group at `now`.
+    pub(super) fn adjust_ratios(&mut self, now: Instant) {
+        for g in 0..self.setup.delay.members.len() {
+            self.adjust_group(g, now);
+        }
+    }
+
+    fn adjust_group(&mut self, g: usize, now: Instant) {
+        let Jobs {
+            setup,
+            classes,
+            scratch: s,
+            backlogged,
+            ..
+        } = self;
+        let members = setup.delay.members[g] & *backlogged;
+        let n = members.count_ones() as usize;
+        if n < 2 {
+            return;
+        }
+        let (idx, rates, floors) = (&mut s.idx[..n], &mut s.rates[..n], &mut s.floors[..n]);
+        let (weights, waits) = (&mut s.weights[..n], &mut s.waits[..n]);
+        let (errs, deltas) = (&mut s.errors[..n], &mut s.deltas[..n]);
+        let mut held = 0u64;
+        for (m, k) in bits(members).enumerate() {
+            let c = &classes[k];
+            idx[m] = k;
+            rates[m] = c.rate;
+            floors[m] = c.min_rate.min(c.rate);
+            weights[m] = setup.delay.weight[k];
+            waits[m] = c
+                .queue
+                .front()
+                .map_or(0, |q| now.0.saturating_sub(q.arrival.0));
+            held += c.rate;
+        }
+        if held == 0 {
+            return;
+        }
+        errors(weights, waits, errs);
+        let mut binding = None;
+        let gain = match setup.mode {
+            Mode::Reference(_) => reference_gain_of(classes, setup, *backlogged, members, held),
+            Mode::Paper { gain: gamma } => {
+                let bytes = |m: usize| classes[idx[m]].bytes;
+                let (gain, limited_by) = paper_gain(
+                    (0..n).map(|m| (bytes(m), weights[m], waits[m])),
+                    rates,
+                    floors,
+                    errs,
+                    gamma,
+                    || reference_gain_of(classes, setup, *backlogged, members, held),
+                );
+                binding = limited_by;
+                gain
+            }
+        };
+        steps(gain, errs, held, deltas);
+        let mut bounded = clip(rates, floors, deltas, held);
+        if let Some(m) = binding {
+            bounded |= 1 << m;
+        }
+        for m in 0..n {
+            let c = &mut classes[idx[m]];
+            c.rate = (i128::from(rates[m]) + deltas[m]) as u64;
+            if bounded & 1 << m != 0 {
+                c.relaxed.delay_ratio += 1;
+            }
+        }
+    }
+}
+
+/// The reference gain for the backlogged `members` of a delay group holding `held`
+/// bit/s, `backlogged` the backlogged classes.
+fn reference_gain_of<P>(
+    classes: &[Class<P>],
+    setup: &Setup,
+    backlogged: u64,
+    members: u64,
+    held: u64,
+) -> u128 {
+    let (mut admitted, mut max_weight) = (0u64, 0u64);
+    // The largest mean packet size, as the fraction bytes / packets.
+    let (mut bytes, mut packets) = (0u64, 1u64);
+    for k in bits(members) {
+        let c = &classes[k].curves;
+        let a = c.admitted();
+        admitted += a;
+        max_weight = max_weight.max(setup.delay.weight[k]);
+        if c.admitted_packets > 0
+            && u128::from(a) * u128::from(packets)
+                > u128::from(bytes) * u128::from(c.admitted_packets)
+        {
+            (bytes, packets) = (a, c.admitted_packets);
+        }
+    }
+    if admitted == 0 {
+        return 0;
+    }
+    // s: the smallest admitted bytes of a backlogged class over the group's, at most 1.
+    let least = bits(backlogged)
+        .map(|k| classes[k].curves.admitted())
+        .min()
+        .unwrap_or(admitted)
+        .min(admitted);
+    let share = match least
+        .checked_shl(GAIN_SHIFT)
+        .filter(|_| least < 1 << GAIN_SHIFT)
+    {
+        Some(scaled) => scaled / admitted,
+        None => ((u128::from(least) << GAIN_SHIFT) / u128::from(admitted)) as u64,
+    };
+    let n = members.count_ones() as usize;
+    reference_gain(held, share, max_weight, bytes / packets, n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spec §7.1 test 2: delays 1, 2, 4 ms in group {2, 3, 4} with ratios 2 are on
+    /// target: every error is exactly 0, and no rate changes.
+    #[test]
+    fn equilibrium_has_zero_errors() {
+        let ms = 1_000_000;
+        let mut e = [1i128; 3];
+        errors(&[4, 2, 1], &[ms, 2 * ms, 4 * ms], &mut e);
+        assert_eq!(e, [0, 0, 0]);
+        let mut d = [7i128; 3];
+        steps(u128::MAX, &e, 100, &mut d);
+        assert_eq!(d, [0, 0, 0]);
+    }
+
+    /// Spec §7.1 test 3: errors and steps add up to exactly 0 for any delays.
+    #[test]
+    fn errors_and_steps_sum_to_zero() {
+        let mut state: u64 = 99;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        for _ in 0..1000 {
+            let n = 2 + next(7) as usize;
+            let weights: Vec<u64> = (0..n).map(|_| 1 + next(64)).collect();
+            let delays: Vec<u64> = (0..n).map(|_| next(50_000_000)).collect();
+            let mut e = vec![0i128; n];
+            errors(&weights, &delays, &mut e);
+            assert_eq!(e.iter().sum::<i128>(), 0);
+            let mut d = vec![0i128; n];
+            steps(u128::from(next(1 << 40)), &e, 1_000_000_000, &mut d);
+            assert_eq!(d.iter().sum::<i128>(), 0);
+            // Higher weighted delay, more rate: signs oppose the errors (but the last).
+            for i in 0..n - 1 {
+                assert!(d[i] == 0 || (d[i] < 0) == (e[i] > 0), "{e:?} {d:?}");
+            }
+        }
+    }
+
+    /// Spec §7.1 test 14: paper mode's gain lies in the stability interval of every
+    /// member (the pole `ẑ = 1 − 2 G / G_i` of Eq. 28 within [−1, 1], with `G_i` the
+    /// member's limit), is dead-beat (`ẑ = 0`) for the binding member with `γ = ½`, and
+    /// respects Eq. 33 for members with a bound.
+    #[test]
+    fn paper_gain_is_stable_and_saturated() {
+        let ms = 1_000_000u64;
+        // Three members: (backlog B, weight W, wait D); their limits 16e9 B / (W D² n).
+        let members = [
+            (50_000u64, 4u64, 2 * ms),
+            (80_000, 2, 5 * ms),
+            (20_000, 1, 9 * ms),
+        ];
+        let limits: Vec<u128> = members
+            .iter()
+            .map(|&(b, w, d)| stability_gain(b, w, d, 3).unwrap())
+            .collect();
+        let rates = [40_000_000u64, 30_000_000, 30_000_000];
+        let mut e = [0i128; 3];
+        errors(&[4, 2, 1], &[2 * ms, 5 * ms, 9 * ms], &mut e);
+        let half = Fraction(Fraction::PPB / 2);
+        let (g, binding) = paper_gain(members.into_iter(), &rates, &[0, 0, 0], &e, half, || 0);
+        assert_eq!(binding, None);
+        let tightest = *limits.iter().min().unwrap();
+        assert_eq!(g, tightest / 2);
+        for &limit in &limits {
+            // ẑ = 1 − 2 G / G_i, as a fraction of G_i: 0 ≤ 2 G ≤ 2 G_i.
+            assert!(2 * g <= 2 * limit, "|ẑ| ≤ 1");
+        }
+        // ẑ = 0 for the binding member, up to the rounding of γ · G_i (one unit).
+        assert!(tightest - 2 * g <= 1, "{tightest} {g}");
+        // A member with a bound 1000 bit/s below its rate and a positive error (its
+        // delay is below target, so the step lowers its rate) limits G: its step stays
+        // within those 1000 bit/s.
+        let m = (0..3).find(|&m| e[m] > 0).expect("errors add up to 0");
+        let mut floors = [0u64; 3];
+        floors[m] = rates[m] - 1000;
+        let (g2, binding) = paper_gain(members.into_iter(), &rates, &floors, &e, half, || 0);
+        assert_eq!(binding, Some(m));
+        assert!(g2 < g);
+        let mut d = [0i128; 3];
+        steps(g2, &e, 100_000_000, &mut d);
+        assert!((-1000..0).contains(&d[m]), "{d:?}");
+        // Nobody has waited: the fallback gain.
+        let idle = [(1000u64, 1u64, 0u64); 3];
+        assert_eq!(
+            paper_gain(idle.into_iter(), &rates, &[0; 3], &e, half, || 77).0,
+            77
+        );
+    }
+
+    /// Spec §7.1 test 8: a step that would take class 2 below its minimum is clipped at
+    /// the minimum, and the rate this costs comes from class 4, then class 3; the total
+    /// is conserved.
+    #[test]
+    fn clipping_redistributes_from_the_highest_index() {
+        // Classes 2, 3, 4 hold 40, 30, 30; class 2's floor is 35; the step is −20, +5, +15.
+        let rates = [40, 30, 30];
+        let floors = [35, 0, 0];
+        let mut d = [-20i128, 5, 15];
+        let cut = clip(&rates, &floors, &mut d, 100);
+        assert_eq!(cut, 0b001, "class 2's bound cut its step");
+        // Class 2 gets −5 instead of −20; the 15 it keeps come from class 4 (its +15
+        // step is undone) and nothing from class 3.
+        assert_eq!(d, [-5, 5, 0]);
+        // Class 4's step does not cover the credit: class 3 gives the rest.
+        let mut d = [-20i128, 15, 5];
+        clip(&rates, &[35, 20, 30], &mut d, 100);
+        assert_eq!(d, [-5, 5, 0]);
+        assert_eq!(d.iter().sum::<i128>(), 0);
+        // A member pushed past the group's rate gets what the others' floors leave.
+        let mut d = [70i128, -35, -35];
+        assert_eq!(clip(&rates, &[0, 10, 20], &mut d, 100), 0b110);
+        assert_eq!(d, [30, -20, -10]);
+        // A floor of 0 is no bound: cutting at it relaxes nothing.
+        let mut d = [-50i128, 25, 25];
+        assert_eq!(clip(&rates, &[0, 0, 0], &mut d, 100), 0);
+        assert_eq!(d, [-40, 25, 15]);
+    }
+
+    #[test]
+    fn gains() {
+        // U = 100 Mbit/s, s = 1, W = 1, L̄ = 1000 B: U² / (4e9 · 1000) = 2500 bit/s per
+        // ns of error (ALTQ's −2 U² / L̄ = −3.1e11 B/s² in bytes and seconds).
+        let g = reference_gain(100_000_000, 1 << 32, 1, 1000, 1);
+        assert_eq!(g, 2500 << 32);
+        // Per unit of E = n · ê: a quarter for four members.
+        assert_eq!(reference_gain(100_000_000, 1 << 32, 1, 1000, 4), 625 << 32);
+        assert_eq!(reference_gain(1, 1 << 32, 1, 0, 1), 0);
+        // Saturation instead of overflow at the largest rates.
+        assert!(reference_gain(u64::MAX, 1 << 32, 1, 1, 1) > 0);
+        // 50 000 B waited 10 ms: 16e9 · 5e4 / 1e14 = 8 bit/s per ns.
+        assert_eq!(stability_gain(50_000, 1, 10_000_000, 1), Some(8 << 32));
+        assert_eq!(stability_gain(50_000, 1, 10_000_000, 2), Some(4 << 32));
+        assert_eq!(stability_gain(50_000, 1, 0, 1), None);
+        assert_eq!(stability_gain(1, u64::MAX, u64::MAX, 1), Some(0));
+    }
+}
