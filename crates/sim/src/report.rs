@@ -153,6 +153,7 @@ fn link_result(
         on_wire,
         propagating,
         delay_log,
+        discipline_counters: qdisc.scheduler().discipline_counters(),
     }
 }
 

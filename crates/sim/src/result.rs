@@ -32,7 +32,7 @@
 //! [`DelayLog::Histogram`], while the per-class histograms stay exact.
 
 use linkshare_core::hierarchy::ClassId;
-use linkshare_core::sched::DropReason;
+use linkshare_core::sched::{DisciplineCounter, DropReason};
 use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::{Duration, Instant, Rate};
 
@@ -90,6 +90,10 @@ pub struct LinkResult {
     /// Per-packet delay records at this port, or the note that they were replaced by
     /// histograms.
     pub delay_log: DelayLog,
+    /// What the discipline itself counted, read once at the end of the run
+    /// ([`linkshare_core::sched::Scheduler::discipline_counters`]): JoBS's relaxed
+    /// bounds by kind and its rates; empty for disciplines with nothing of their own.
+    pub discipline_counters: Vec<DisciplineCounter>,
 }
 
 /// One class of a link's tree.
