@@ -6,8 +6,11 @@
 //! A class with a delay bound `d_i` whose head packet has waited `D_i` clears its
 //! backlog `B_i` in time at `B_i / (d_i − D_i)` (Eq. 10: the backlog is treated as one
 //! burst behind the head); with a throughput bound `μ_i` it needs at least `μ_i`
-//! (Eq. 11). A class whose head is already late needs the whole link. Rates are in
-//! bit/s, rounded up, and never above the link rate.
+//! (Eq. 11). Rates are in bit/s, rounded up. A need above the link rate is kept as it
+//! is, so that a class holding the whole link can still be short and drop (Eq. 36); a
+//! class whose head is already late is short whatever its rate (ns-2 gives it an
+//! infinite need, as Eq. 36 implies; ALTQ gives it the link rate, so that a late class
+//! that already holds the whole link keeps its late backlog).
 //!
 //! When some backlogged class is allocated less than its minimum, rate moves from
 //! donors to needy classes: needs are met in increasing index order (the most
@@ -23,19 +26,19 @@ use super::{Jobs, bits};
 use crate::sched::{DropReason, Dropped, Packet};
 use crate::units::Instant;
 
-/// `r_i^min` of Eq. 11 in bit/s, at most `link`: for `backlog` bytes whose oldest
-/// packet has waited `wait` ns, with delay bound `delay_bound` ns and throughput bound
-/// `min_rate` bit/s (0 for none).
+/// `r_i^min` of Eq. 11 in bit/s, rounded up: for `backlog` bytes whose oldest packet
+/// has waited `wait` ns, with delay bound `delay_bound` ns and throughput bound
+/// `min_rate` bit/s (0 for none). A class whose head is already late needs more than any
+/// rate ([`u64::MAX`]): Eq. 36 cannot hold while it has a backlog.
 pub(super) fn required_rate(
     backlog: u64,
     wait: u64,
     delay_bound: Option<u64>,
     min_rate: u64,
-    link: u64,
 ) -> u64 {
     let for_delay = match delay_bound {
         None => 0,
-        Some(d) if wait >= d => link,
+        Some(d) if wait >= d => u64::MAX,
         Some(d) => match backlog.checked_mul(NANOBITS_PER_BYTE as u64) {
             // Below 2.3 GB of backlog, all in 64 bits.
             Some(nanobits) => nanobits.div_ceil(d - wait),
@@ -45,7 +48,7 @@ pub(super) fn required_rate(
             }
         },
     };
-    for_delay.max(min_rate).min(link)
+    for_delay.max(min_rate)
 }
 
 /// The greedy reallocation (spec §2.7 steps 1–3, ALTQ `assign_rate_drops_adc`):
@@ -95,7 +98,6 @@ impl<P: Packet> Jobs<P> {
                     self.head_wait(k, now),
                     s.delay_bound,
                     s.min_rate,
-                    self.setup.link,
                 )
             };
             self.classes[k].min_rate = min;
@@ -164,14 +166,10 @@ impl<P: Packet> Jobs<P> {
                 0
             } else {
                 match s.delay_bound {
-                    Some(d) if self.head_wait(k, now) >= d => self.setup.link,
-                    Some(_) if s.min_rate == 0 => required_rate(
-                        c.bytes,
-                        self.head_wait(k, now),
-                        s.delay_bound,
-                        0,
-                        self.setup.link,
-                    ),
+                    Some(_) if s.min_rate == 0 => {
+                        required_rate(c.bytes, self.head_wait(k, now), s.delay_bound, 0)
+                    }
+                    Some(d) if self.head_wait(k, now) >= d => u64::MAX,
                     _ => c.rate,
                 }
             };
@@ -186,25 +184,23 @@ mod tests {
 
     /// Spec §7.1 test 4: 50 000 bytes, an 8 ms bound and 3 ms waited need 10⁷ B/s
     /// (80 Mbit/s); with a 100 Mbit/s throughput bound that is the larger; a late head
-    /// needs the link; an empty class (no backlog, no bound) needs nothing.
+    /// needs more than any rate; an empty class (no backlog, no bound) needs nothing.
     #[test]
     fn minimum_rates() {
-        let link = 1_000_000_000;
         let ms = 1_000_000;
+        assert_eq!(required_rate(50_000, 3 * ms, Some(8 * ms), 0), 80_000_000);
         assert_eq!(
-            required_rate(50_000, 3 * ms, Some(8 * ms), 0, link),
-            80_000_000
-        );
-        assert_eq!(
-            required_rate(50_000, 3 * ms, Some(8 * ms), 100_000_000, link),
+            required_rate(50_000, 3 * ms, Some(8 * ms), 100_000_000),
             100_000_000
         );
-        assert_eq!(required_rate(50_000, 8 * ms, Some(8 * ms), 0, link), link);
-        assert_eq!(required_rate(1, 9 * ms, Some(8 * ms), 0, link), link);
-        assert_eq!(required_rate(0, 0, None, 0, link), 0);
-        // Rounded up: 1 byte in 3 ns is 2.67 Gbit/s, capped at the link.
-        assert_eq!(required_rate(1, 0, Some(3), 0, u64::MAX), 2_666_666_667);
-        assert_eq!(required_rate(1, 0, Some(3), 0, link), link);
+        assert_eq!(required_rate(50_000, 8 * ms, Some(8 * ms), 0), u64::MAX);
+        assert_eq!(required_rate(1, 9 * ms, Some(8 * ms), 5), u64::MAX);
+        assert_eq!(required_rate(0, 0, None, 0), 0);
+        // Rounded up: 1 byte in 3 ns is 2.67 Gbit/s.
+        assert_eq!(required_rate(1, 0, Some(3), 0), 2_666_666_667);
+        // Beyond 2.3 GB, in 128 bits; beyond any rate, saturated.
+        assert_eq!(required_rate(1 << 40, 0, Some(1 << 40), 0), 8_000_000_000);
+        assert_eq!(required_rate(u64::MAX, 0, Some(1), 0), u64::MAX);
     }
 
     /// Spec §7.1 test 7 and its table: the greedy reallocation, rates and surpluses in

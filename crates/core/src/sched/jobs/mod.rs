@@ -97,7 +97,9 @@
 //!   stability interval, limited by Eq. 33 so that no class with a bound is taken below
 //!   its minimum, the drop order of Eq. 37 (classes outside the loss ratios first, by
 //!   slack below their loss bound, then by loss error), and the equal split only when the
-//!   set of backlogged classes changes.
+//!   set of backlogged classes changes. A step that would take a class below a rate of 0
+//!   stops there, and the rate this costs is taken from the rising classes in proportion
+//!   to their rise.
 //!
 //! # Arithmetic
 //!
@@ -134,7 +136,9 @@
 //!   what it could and the ratio loop cannot create rate, so the rates keep adding up to
 //!   the link (ALTQ raises the class to its full minimum and over-allocates).
 //! * Paper mode: Eq. 33 limits `K` for the classes whose minimum rate comes from a bound;
-//!   a rate's floor of 0 is left to the clipping. Read literally, Eq. 33 with one common
+//!   a rate's floor of 0 is left to a clipping that takes what it costs from the rising
+//!   classes in proportion (the reference's, from the highest index first, biases the
+//!   last class: module `proportional`). Read literally, Eq. 33 with one common
 //!   `K` stops the whole group's loop whenever any member sits at rate 0 with a delay
 //!   below its target (in ns-2's `jobs-lossdel` the delay ratios then reach 2.5 instead
 //!   of 4); the paper derives Eq. 33 to protect the best-effort bounds (§4.5), which a
@@ -505,7 +509,18 @@ impl<P: Packet> Scheduler<P> for Jobs<P> {
         }
         self.advance(now);
         let verdict = self.admit(now, i, pkt, evicted);
+        let with_arrival = self.classes[i].queue.len();
+        let before = evicted.len();
         self.control(now, evicted);
+        if matches!(verdict, Enqueue::Queued) && self.classes[i].queue.len() < with_arrival {
+            // The delay-driven drops reached the arrival, the newest packet of its class:
+            // it is the first of its class they took, and its fate is the return value.
+            let at = evicted[before..]
+                .iter()
+                .position(|d| d.class == class)
+                .expect("a class that lost its newest packet has an eviction");
+            return Enqueue::Dropped(evicted.remove(before + at));
+        }
         verdict
     }
 

@@ -27,13 +27,16 @@
 //!   paper omits, spec §2.5). One common `K` for the group: a member held at its
 //!   minimum whose delay is below target holds the whole group's loop still.
 //!
-//! After the step, in both modes, the reference's clipping (spec §2.8 step 4): a member
-//! taken below its floor is raised to it, and the rate this costs is taken back from
-//! the members above their floors, highest index first; a member that would exceed
-//! the group's rate gets what the others' floors leave. A member's floor is its minimum
-//! rate, or its rate now if that is less: when the bounds cannot all be met the min-rate
-//! stage has already given each class what it could, and the proportional loop cannot
-//! create rate.
+//! After the step, a member taken below its floor is raised to it. In reference mode
+//! (spec §2.8 step 4) the rate this costs is taken back from the members above their
+//! floors, highest index first, and a member that would exceed the group's rate gets
+//! what the others' floors leave. In paper mode it is taken from the members whose rate
+//! rises, in proportion to their rise: taking it from the highest index first biases
+//! the last class (in sustained overload with ratios 2, the last ratio settles near 2.25
+//! instead of 2), which the reference's frequent equal splits hide. A member's floor is
+//! its minimum rate, or its rate now if that is less: when the bounds cannot all be met
+//! the min-rate stage has already given each class what it could, and the proportional
+//! loop cannot create rate.
 
 use super::config::Mode;
 use super::config::Setup;
@@ -192,6 +195,47 @@ pub(super) fn clip(rates: &[u64], floors: &[u64], deltas: &mut [i128], held: u64
     cut
 }
 
+/// The paper mode's saturation at the floors: a step that would take a member below
+/// its floor stops at the floor, and what this costs is taken from the members whose
+/// rate rises, in proportion to their rise (no member is favoured by its index). The
+/// steps must add up to zero and start from rates at or above the floors; they still
+/// do. Returns the members a positive floor (a bound) stopped.
+pub(super) fn clip_proportionally(rates: &[u64], floors: &[u64], deltas: &mut [i128]) -> u64 {
+    let mut cut = 0u64;
+    let mut credit = 0i128;
+    for (i, d) in deltas.iter_mut().enumerate() {
+        let (r, f) = (i128::from(rates[i]), i128::from(floors[i]));
+        if r + *d < f {
+            credit += f - (r + *d);
+            *d = f - r;
+            if floors[i] > 0 {
+                cut |= 1 << i;
+            }
+        }
+    }
+    if credit == 0 {
+        return cut;
+    }
+    let rise: i128 = deltas.iter().filter(|&&d| d > 0).sum();
+    let mut left = credit;
+    for d in deltas.iter_mut().filter(|d| **d > 0) {
+        let take = credit * *d / rise;
+        *d -= take;
+        left -= take;
+    }
+    // The remainder of the divisions, one bit/s at a time, from the largest rises.
+    while left > 0 {
+        let (_, d) = deltas
+            .iter_mut()
+            .enumerate()
+            .max_by_key(|(i, d)| (**d, core::cmp::Reverse(*i)))
+            .expect("a rise covers the credit");
+        *d -= 1;
+        left -= 1;
+    }
+    cut
+}
+
 impl<P: Packet> Jobs<P> {
     /// Runs the proportional loop of every delay group at `now`.
     pub(super) fn adjust_ratios(&mut self, now: Instant) {
@@ -251,7 +295,10 @@ impl<P: Packet> Jobs<P> {
             }
         };
         steps(gain, errs, held, deltas);
-        let mut bounded = clip(rates, floors, deltas, held);
+        let mut bounded = match setup.mode {
+            Mode::Reference(_) => clip(rates, floors, deltas, held),
+            Mode::Paper { .. } => clip_proportionally(rates, floors, deltas),
+        };
         if let Some(m) = binding {
             bounded |= 1 << m;
         }
@@ -431,6 +478,26 @@ mod tests {
         let mut d = [-50i128, 25, 25];
         assert_eq!(clip(&rates, &[0, 0, 0], &mut d, 100), 0);
         assert_eq!(d, [-40, 25, 15]);
+    }
+
+    /// The paper mode's clipping: class 1 stops at 0; the 20 it cannot give come from
+    /// the rises of classes 3 and 4 in proportion (30 and 10: 15 and 5).
+    #[test]
+    fn proportional_clipping() {
+        let mut d = [-30i128, -10, 30, 10];
+        assert_eq!(
+            clip_proportionally(&[10, 20, 30, 40], &[0, 0, 0, 0], &mut d),
+            0
+        );
+        assert_eq!(d, [-10, -10, 15, 5]);
+        // A bound stops class 2 at 15: counted; remainders go to the largest rise.
+        let mut d = [-30i128, -10, 31, 9];
+        assert_eq!(
+            clip_proportionally(&[10, 20, 30, 40], &[0, 15, 0, 0], &mut d),
+            0b10
+        );
+        assert_eq!(d, [-10, -5, 11, 4]);
+        assert_eq!(d.iter().sum::<i128>(), 0);
     }
 
     #[test]

@@ -274,3 +274,60 @@ fn busy_periods() {
     assert_eq!(s.classes[0].relaxed.loss_bound, 1);
     assert_eq!(s.classes[0].relaxed.delay_misses, 7);
 }
+
+/// A busy period whose arrival counter would pass 2⁶⁴ bytes ends: a new one starts at
+/// that arrival, with the queues kept.
+#[test]
+fn arrival_counter_overflow_starts_a_busy_period() {
+    let mut s = jobs(2, 1_000_000, with(&[], 10, Mode::default()));
+    offer(&mut s, 0, 0, 1, 100);
+    s.classes[0].curves.arrived = u64::MAX - 50;
+    offer(&mut s, 1, 0, 2, 100);
+    assert_eq!(s.busy_periods, 2);
+    assert_eq!(s.classes[0].curves.arrived, 100);
+    assert_eq!(queue_lengths(&s), [2, 0]);
+}
+
+/// Eq. 36 with a class that already holds the whole link: 3000 bytes cannot leave
+/// within a 2 ms bound at 8 Mbit/s (1 MB/s), so the class drops from its tail until
+/// what stays can (2000 bytes) — the third packet, the arrival itself, whose fate is
+/// then the return value, with its reason.
+#[test]
+fn delay_driven_drop_of_the_arrival() {
+    let bound = Constraints {
+        delay_bound: Some(crate::units::Duration::from_millis(2)),
+        ..Constraints::default()
+    };
+    let mut s = jobs(1, 8_000_000, with(&[("c0", bound)], 10, Mode::default()));
+    assert_eq!(offer(&mut s, 0, 0, 1, 1000), (true, vec![]));
+    assert_eq!(offer(&mut s, 0, 0, 2, 1000), (true, vec![]));
+    let mut evicted = Vec::new();
+    let verdict = s.enqueue(
+        Instant(0),
+        ClassId(1),
+        TestPacket { id: 3, len: 1000 },
+        &mut evicted,
+    );
+    match verdict {
+        Enqueue::Dropped(d) => {
+            assert_eq!((d.pkt.id, d.reason), (3, DropReason::DelayBound));
+        }
+        Enqueue::Queued => panic!("the arrival must be dropped"),
+    }
+    assert!(evicted.is_empty());
+    assert_eq!(queue_lengths(&s), [2]);
+    // Once the head is late, the class is short whatever its rate: it drops its whole
+    // backlog (no loss bound stops it).
+    let late = 3_000_000;
+    assert_eq!(
+        offer(&mut s, late, 0, 4, 1000),
+        (
+            false,
+            vec![
+                (0, 2, DropReason::DelayBound),
+                (0, 1, DropReason::DelayBound)
+            ]
+        )
+    );
+    assert_eq!(queue_lengths(&s), [0]);
+}
