@@ -738,7 +738,7 @@ fn counters_cross_the_old_wrap_points() {
             ..Constraints::default()
         },
     );
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let config = JobsConfig {
             mode,
             ..config.clone()

@@ -64,7 +64,7 @@ fn mean(v: &[u64]) -> f64 {
 /// within ±5 %.
 #[test]
 fn jobs_rate() {
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let mut config = JobsConfig {
             mode,
             buffer: Buffer::Separate { packets: 200 },
@@ -98,7 +98,7 @@ fn jobs_rate() {
 /// ±20 % of their targets.
 #[test]
 fn jobs_lossdel() {
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let mut config = JobsConfig {
             mode,
             buffer: Buffer::Shared { packets: 800 },
@@ -239,7 +239,7 @@ fn hol_waits(r: &RunResult) -> Vec<[f64; 4]> {
 /// sends at its rate from the first packet on).
 #[test]
 fn delay_ratios_converge_in_overload() {
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let c = Constraints {
             delay_ratio: Some(Ratio::integer(2)),
             ..Constraints::default()
@@ -279,7 +279,7 @@ fn delay_ratios_converge_in_overload() {
 /// loss rates over the run have consecutive ratios within ±10 % of 2.
 #[test]
 fn loss_ratios_converge_in_overload() {
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let c = Constraints {
             loss_ratio: Some(Ratio::integer(2)),
             ..Constraints::default()
@@ -313,7 +313,7 @@ fn loss_ratios_converge_in_overload() {
 /// required to reach their target (JoBS does not delay packets to make them).
 #[test]
 fn underload_drops_nothing() {
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let c = Constraints {
             delay_ratio: Some(Ratio::integer(2)),
             loss_ratio: Some(Ratio::integer(2)),
@@ -332,7 +332,7 @@ fn underload_drops_nothing() {
 /// not preemptive).
 #[test]
 fn delay_bound_held_by_dropping() {
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let mut config = ratios(
             Constraints {
                 delay_ratio: Some(Ratio::integer(2)),

@@ -38,8 +38,8 @@ pub struct JobsConfig {
 }
 
 impl Default for JobsConfig {
-    /// The reference controller with every reference bug fixed, ALTQ's shared buffer of
-    /// 200 packets, the proportional loop at every arrival, no constraints.
+    /// The paper's controller ([`Mode::PAPER`]), ALTQ's shared buffer of 200 packets,
+    /// the proportional loop at every arrival, no constraints.
     fn default() -> Self {
         JobsConfig {
             mode: Mode::default(),
@@ -88,8 +88,12 @@ pub enum Mode {
 }
 
 impl Default for Mode {
+    /// [`Mode::PAPER`]: it follows the paper's equations, converges where the reference
+    /// gain swings from one extreme to the other, and keeps the other ratios of a group
+    /// when one class is held at its bound (module docs). [`Mode::REFERENCE`] gives
+    /// ALTQ's decisions, those of the paper's Experiment 2.
     fn default() -> Self {
-        Mode::Reference(ReferenceBugs::default())
+        Mode::PAPER
     }
 }
 
@@ -98,6 +102,11 @@ impl Mode {
     pub const PAPER: Mode = Mode::Paper {
         gain: Fraction(Fraction::PPB / 2),
     };
+    /// The reference controller with every reference bug fixed.
+    pub const REFERENCE: Mode = Mode::Reference(ReferenceBugs {
+        global_drop_stop: false,
+        first_class_without_donor: false,
+    });
 }
 
 /// Bugs of the ALTQ implementation that [`Mode::Reference`] can reproduce; each is fixed

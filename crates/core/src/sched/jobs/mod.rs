@@ -64,7 +64,7 @@
 //! | `classes[name].loss_bound` | [`Fraction`](crate::units::Fraction) (parts per 10⁹) | none |
 //! | `classes[name].min_rate` | [`Rate`](crate::units::Rate) (bit/s) | none |
 //! | `classes[name].delay_ratio`, `loss_ratio` | [`Ratio`](crate::units::Ratio) (exact `a/b` > 1), to the next class | none |
-//! | `mode` | [`Mode::Reference`] (ALTQ, bugs fixed) or [`Mode::Paper`] (Eqs. 32–33, 37) | reference |
+//! | `mode` | [`Mode::Paper`] (Eqs. 32–33, 37) or [`Mode::Reference`] (ALTQ, bugs fixed) | paper, `γ = ½` |
 //! | `buffer` | [`Buffer::Shared`] or [`Buffer::Separate`], packets | shared, 200 |
 //! | `sampling` | arrivals between runs of the ratio loop | 1 |
 //!
@@ -85,21 +85,24 @@
 //! Both modes share the state, the dequeue, the bounds' stage and the loss bounds; they
 //! differ where the paper and its implementation do (spec §0.3):
 //!
+//! * [`Mode::Paper`] (the default) follows the paper's equations: in each delay group,
+//!   `K = γ · K_lo` inside Eq. 32's stability interval (`γ = ½`: dead-beat for the
+//!   binding class), no class taken below its minimum (Eq. 33, see *Deviations*), the
+//!   drop order of Eq. 37 (classes outside the loss ratios first, by slack below their
+//!   loss bound, then by loss error), and the equal split only when the set of
+//!   backlogged classes changes — so a class outside the groups keeps what the bounds'
+//!   stage left it, possibly nothing, until then.
 //! * [`Mode::Reference`] takes the decisions of the ALTQ code of the paper's Experiment
 //!   2: its gain `K = −2 U² s / (P_max L̄)` (module `proportional`), its clipping of the
 //!   proportional step, its overflow victim rule, and its work-conservation trigger (a
 //!   backlogged class without rate, or an empty class with rate: so a class the clipping
 //!   drained to rate 0 triggers an equal split at the next arrival). That gain is far
 //!   above Eq. 32's stability limit (it takes one mean packet for the backlog), so the
-//!   reference loop acts as bang-bang control corrected by the clipping; the long-run
-//!   ratios still reach their targets in overload.
-//! * [`Mode::Paper`] follows the paper's equations: `K = γ · K_lo` inside Eq. 32's
-//!   stability interval, limited by Eq. 33 so that no class with a bound is taken below
-//!   its minimum, the drop order of Eq. 37 (classes outside the loss ratios first, by
-//!   slack below their loss bound, then by loss error), and the equal split only when the
-//!   set of backlogged classes changes. A step that would take a class below a rate of 0
-//!   stops there, and the rate this costs is taken from the rising classes in proportion
-//!   to their rise.
+//!   reference loop acts as bang-bang control corrected by the clipping and the equal
+//!   splits; the long-run ratios still come near their targets in overload. Its
+//!   frequent equal splits also make the bounds' stage run at most arrivals when a
+//!   throughput bound is above an equal share, so sampling saves little there
+//!   (`BENCHMARKS.md`).
 //!
 //! # Arithmetic
 //!
@@ -135,15 +138,19 @@
 //!   now if that is less: when the bounds cannot all be met, step 4 has given each class
 //!   what it could and the ratio loop cannot create rate, so the rates keep adding up to
 //!   the link (ALTQ raises the class to its full minimum and over-allocates).
-//! * Paper mode: Eq. 33 limits `K` for the classes whose minimum rate comes from a bound;
-//!   a rate's floor of 0 is left to a clipping that takes what it costs from the rising
-//!   classes in proportion (the reference's, from the highest index first, biases the
-//!   last class: module `proportional`). Read literally, Eq. 33 with one common
-//!   `K` stops the whole group's loop whenever any member sits at rate 0 with a delay
-//!   below its target (in ns-2's `jobs-lossdel` the delay ratios then reach 2.5 instead
-//!   of 4); the paper derives Eq. 33 to protect the best-effort bounds (§4.5), which a
-//!   rate of 0 is not. A member held at a positive minimum with a delay below target
-//!   does stop the group's loop until it leaves its minimum: that is Eq. 33.
+//! * Paper mode meets Eq. 33 (no class below its minimum rate) class by class, not with
+//!   one common `K`: a class held at its minimum whose delay is below target leaves its
+//!   group's loop for that update (its ratio gives way to its bound, counted), the others
+//!   are steered about their own mean, and a step that would take a class below its
+//!   minimum (or below 0) stops there, its cost taken from the rising classes in
+//!   proportion. The group's total is conserved (Eq. 20), which is why the paper wants
+//!   one `K` (§4.5). Read literally, the common `K` of Eq. 33 is 0 whenever one member is
+//!   held at its minimum with a delay below target: every ratio of the group stops being
+//!   controlled. In a Table-1-like overload (class 2 held at its 35 Mbit/s) that left
+//!   `D4/D3` at 0.87 instead of 2, and in ns-2's `jobs-lossdel` (a class at rate 0) at
+//!   2.5 instead of 4; class by class, 1.98 and 4.0. Taking the cost of a clipped step
+//!   from the highest index first (the reference's way) biased the last ratio of a
+//!   group (2.25 instead of 2 in sustained overload).
 //! * Paper mode: `γ = ½` by default (dead-beat for the binding class; the paper only
 //!   bounds `K`); when no member has waited, the reference gain.
 //! * Pass 2 of the loss loop drops from each class still short of its minimum, in class
@@ -174,8 +181,9 @@
 //! reallocation and the ratio loop are each a pass over the classes or a group; a drop
 //! on overflow sorts the candidates in paper mode (O(N log N)). Delay-driven drops cost
 //! O(1) per packet dropped. Per dequeue O(N) (the backlogged classes' promise minus
-//! service). Nothing allocates after construction but the queues growing to their peak
-//! (the controller's working space is sized once). Measured: `BENCHMARKS.md`
+//! service). Nothing allocates after construction but the queues growing to their peak:
+//! the controller's working space is sized once, and the first arrival reserves room in
+//! the caller's eviction list for a buffer's worth of packets. Measured: `BENCHMARKS.md`
 //! (`benches/jobs.rs`, the paper's Table 3 sets).
 //!
 //! # Verification
@@ -300,6 +308,8 @@ pub struct Jobs<P> {
     allocated: u64,
     busy_periods: u64,
     scratch: Scratch,
+    /// The most packets one enqueue can drop: the buffer, and the overflow victim.
+    eviction_room: usize,
 }
 
 impl<P: Packet> Jobs<P> {
@@ -307,6 +317,10 @@ impl<P: Packet> Jobs<P> {
     pub fn new(tree: &ClassTree, config: &JobsConfig) -> Result<Jobs<P>, BuildError> {
         let setup = config::resolve(tree, config)?;
         let scratch = Scratch::new(setup.classes.len());
+        let eviction_room = 1 + match setup.buffer {
+            Buffer::Shared { packets } => packets as usize,
+            Buffer::Separate { packets } => packets as usize * setup.classes.len(),
+        };
         let classes = setup
             .classes
             .iter()
@@ -329,6 +343,7 @@ impl<P: Packet> Jobs<P> {
             allocated: 0,
             busy_periods: 0,
             scratch,
+            eviction_room,
         })
     }
 
@@ -499,6 +514,9 @@ impl<P: Packet> Scheduler<P> for Jobs<P> {
             });
         };
         let len = u64::from(pkt.wire_len());
+        // One enqueue may drop up to everything queued: room for it once, so that the
+        // caller's list never grows on the packet path.
+        evicted.reserve(self.eviction_room);
         if self.backlogged == 0 {
             self.start_busy_period(now);
         }

@@ -60,7 +60,7 @@ fn with(classes: &[(&str, Constraints)], buffer: u32, mode: Mode) -> JobsConfig 
 /// set changes, and no reset while it does not.
 #[test]
 fn work_conservation_reset() {
-    for mode in [Mode::default(), Mode::PAPER] {
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
         let mut s = jobs(4, 100, with(&[], 200, mode));
         offer(&mut s, 0, 0, 1, 100);
         assert_eq!(rates(&s), [100, 0, 0, 0], "{mode:?}");
@@ -82,7 +82,7 @@ fn work_conservation_reset() {
 #[test]
 fn drained_class_triggers_the_reference_reset() {
     for (mode, want) in [
-        (Mode::default(), [25, 25, 25, 25]),
+        (Mode::REFERENCE, [25, 25, 25, 25]),
         (Mode::PAPER, [55, 25, 20, 0]),
     ] {
         let mut s = jobs(4, 100, with(&[], 200, mode));
@@ -110,7 +110,7 @@ fn loss_state(dropped: [u64; 4], bounds: [Option<Fraction>; 4]) -> Jobs<TestPack
         };
         classes.push((["c0", "c1", "c2", "c3"][i], c));
     }
-    let mut s = jobs(4, 1_000_000_000, with(&classes, 200, Mode::default()));
+    let mut s = jobs(4, 1_000_000_000, with(&classes, 200, Mode::REFERENCE));
     for i in 0..4 {
         offer(&mut s, 0, i, u64::from(i), 100);
     }
@@ -163,7 +163,7 @@ fn overflow_paths() {
     };
     let shared = DropReason::SharedLimit;
     // No loss ratio, no loss bound: the arrival is dropped.
-    let mut s = jobs(3, 1_000_000, with(&[("c1", ratio)], 3, Mode::default()));
+    let mut s = jobs(3, 1_000_000, with(&[("c1", ratio)], 3, Mode::REFERENCE));
     offer(&mut s, 0, 0, 1, 100);
     offer(&mut s, 0, 0, 2, 100);
     offer(&mut s, 0, 1, 3, 100);
@@ -174,7 +174,7 @@ fn overflow_paths() {
     let mut s = jobs(
         3,
         1_000_000,
-        with(&[("c0", bound(50)), ("c1", ratio)], 3, Mode::default()),
+        with(&[("c0", bound(50)), ("c1", ratio)], 3, Mode::REFERENCE),
     );
     offer(&mut s, 0, 0, 1, 100);
     offer(&mut s, 0, 0, 2, 100);
@@ -186,7 +186,7 @@ fn overflow_paths() {
     let mut s = jobs(
         3,
         1_000_000,
-        with(&[("c0", bound(10)), ("c1", ratio)], 3, Mode::default()),
+        with(&[("c0", bound(10)), ("c1", ratio)], 3, Mode::REFERENCE),
     );
     offer(&mut s, 0, 0, 1, 100);
     offer(&mut s, 0, 0, 2, 100);
@@ -197,7 +197,7 @@ fn overflow_paths() {
     // A loss ratio: class 3's arrival, candidates classes 2 and 3 (its arrival counts as
     // queued), both without loss: the tie goes to class 3, whose newest packet is the
     // arrival itself.
-    let mut s = jobs(3, 1_000_000, with(&[("c1", ratio)], 3, Mode::default()));
+    let mut s = jobs(3, 1_000_000, with(&[("c1", ratio)], 3, Mode::REFERENCE));
     offer(&mut s, 0, 0, 1, 100);
     offer(&mut s, 0, 1, 2, 100);
     offer(&mut s, 0, 1, 3, 100);
@@ -248,7 +248,7 @@ fn busy_periods() {
         loss_bound: Some(Fraction::from_percent(1)),
         ..Constraints::default()
     };
-    let mut s = jobs(2, 8_000_000, with(&[("c0", bound)], 2, Mode::default()));
+    let mut s = jobs(2, 8_000_000, with(&[("c0", bound)], 2, Mode::REFERENCE));
     offer(&mut s, 0, 0, 1, 1000);
     offer(&mut s, 0, 0, 2, 1000);
     // Full; class 1's arrival exceeds its bound whatever goes: counted.
@@ -279,7 +279,7 @@ fn busy_periods() {
 /// that arrival, with the queues kept.
 #[test]
 fn arrival_counter_overflow_starts_a_busy_period() {
-    let mut s = jobs(2, 1_000_000, with(&[], 10, Mode::default()));
+    let mut s = jobs(2, 1_000_000, with(&[], 10, Mode::REFERENCE));
     offer(&mut s, 0, 0, 1, 100);
     s.classes[0].curves.arrived = u64::MAX - 50;
     offer(&mut s, 1, 0, 2, 100);
@@ -298,7 +298,7 @@ fn delay_driven_drop_of_the_arrival() {
         delay_bound: Some(crate::units::Duration::from_millis(2)),
         ..Constraints::default()
     };
-    let mut s = jobs(1, 8_000_000, with(&[("c0", bound)], 10, Mode::default()));
+    let mut s = jobs(1, 8_000_000, with(&[("c0", bound)], 10, Mode::REFERENCE));
     assert_eq!(offer(&mut s, 0, 0, 1, 1000), (true, vec![]));
     assert_eq!(offer(&mut s, 0, 0, 2, 1000), (true, vec![]));
     let mut evicted = Vec::new();
@@ -330,4 +330,37 @@ fn delay_driven_drop_of_the_arrival() {
         )
     );
     assert_eq!(queue_lengths(&s), [0]);
+}
+
+/// Paper mode, Eq. 33 class by class: class 1, held at its throughput bound with its
+/// delay below target, leaves the loop (its ratio gives way, counted); classes 2 and 3
+/// are steered about their own mean.
+#[test]
+fn held_class_leaves_the_loop() {
+    let two = Some(Ratio::integer(2));
+    let ratio = Constraints {
+        delay_ratio: two,
+        ..Constraints::default()
+    };
+    let bounded = Constraints {
+        min_rate: Some(Rate(500_000)),
+        ..ratio
+    };
+    let mut s = jobs(
+        3,
+        1_000_000,
+        with(&[("c0", bounded), ("c1", ratio)], 10, Mode::PAPER),
+    );
+    offer(&mut s, 0, 1, 1, 100);
+    offer(&mut s, 0, 2, 2, 100);
+    // At 4 ms class 1 arrives: the link is split three ways and class 1 takes its
+    // 500 kbit/s from class 3 (the greedy stage). Weighted waits W · D: class 1 4 · 0,
+    // class 2 2 · 4 ms, class 3 1 · 4 ms; class 1 is below the mean and at its bound,
+    // so it stays; about their own mean (6 ms), class 2 is behind and gains.
+    offer(&mut s, 4_000_000, 0, 3, 100);
+    let r = rates(&s);
+    assert_eq!(r[0], 500_000);
+    assert!(r[1] > 333_333 && r[2] < 166_667, "{r:?}");
+    assert_eq!(r.iter().sum::<u64>(), 1_000_000);
+    assert_eq!(s.classes[0].relaxed.delay_ratio, 1);
 }
