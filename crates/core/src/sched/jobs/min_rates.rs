@@ -110,25 +110,26 @@ impl<P: Packet> Jobs<P> {
     /// still short, then the minimum rates the proportional loop must respect (spec
     /// §2.7 step 5).
     pub(super) fn meet_bounds(&mut self, now: Instant, evicted: &mut Vec<Dropped<P>>) {
-        let mut scratch = core::mem::take(&mut self.scratch);
-        let (surplus, rates) = (&mut scratch.errors, &mut scratch.rates);
-        for (k, c) in self.classes.iter().enumerate() {
-            surplus[k] = i128::from(c.rate) - i128::from(c.min_rate);
-            rates[k] = c.rate;
-        }
         let bugs = match self.setup.mode {
             Mode::Reference(bugs) => bugs,
             Mode::Paper { .. } => Default::default(),
         };
+        let Jobs {
+            classes, scratch, ..
+        } = self;
+        let (surplus, rates) = (&mut scratch.errors, &mut scratch.rates);
+        for (k, c) in classes.iter().enumerate() {
+            surplus[k] = i128::from(c.rate) - i128::from(c.min_rate);
+            rates[k] = c.rate;
+        }
         let short = reallocate(surplus, rates, bugs.first_class_without_donor);
         let mut needy = 0u64;
-        for (k, (c, &r)) in self.classes.iter_mut().zip(rates.iter()).enumerate() {
+        for (k, (c, &r)) in classes.iter_mut().zip(rates.iter()).enumerate() {
             c.rate = r;
             if surplus[k] < 0 {
                 needy |= 1 << k;
             }
         }
-        self.scratch = scratch;
         let mut stopped = false;
         for k in bits(self.setup.bounded & self.backlogged & needy) {
             let s = self.setup.classes[k];
