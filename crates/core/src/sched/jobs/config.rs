@@ -26,7 +26,7 @@ pub const MAX_GROUP_WEIGHT: u64 = 1 << 48;
 /// keyed by class **name**; a class without an entry has none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JobsConfig {
-    /// Which controller: the reference code's or the paper's equations.
+    /// Which controller: the paper's equations (default) or the reference code's.
     pub mode: Mode,
     /// The buffer JoBS keeps and drops from (its own: the qdisc's limits do not apply).
     pub buffer: Buffer,
@@ -77,9 +77,9 @@ pub enum Mode {
     /// its gain, its clipping of the proportional step and its victim rule on overflow,
     /// with its bugs fixed unless [`ReferenceBugs`] asks for them.
     Reference(ReferenceBugs),
-    /// The paper's equations: the common gain `K(n)` chosen inside the stability
-    /// interval of Eq. 32 and the saturation interval of Eq. 33, and the drop order of
-    /// Eq. 37.
+    /// The paper's equations: the gain `K(n)` inside the stability interval of Eq. 32,
+    /// the minimum rates of Eq. 33 kept class by class, and the drop order of Eq. 37
+    /// (module docs, *Modes* and *Deviations*).
     Paper {
         /// `γ` in `K = γ · K_lo`, where `K_lo` is Eq. 32's lower end: in (0, 1]; ½
         /// places the linearised loop's pole of the binding class at 0 (dead-beat).

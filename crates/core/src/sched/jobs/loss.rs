@@ -4,10 +4,10 @@
 //! Loss rates are those of the current busy period (Eq. 3), the arrival included. The
 //! loss ratios are met through the weighted loss rates `p*_i ∝ W'_i · p_i` of each
 //! loss group (module `groups`), normalised by the group's first weight so that
-//! groups can be compared: `p̃_i = p_i · W'_i / W'_first`, the loss rate class `i`
-//! would have if its group met its ratios with the first class at `p̃_i`. The error
-//! of Eq. 37 is `e'_i = mean_group(p̃) − p̃_i`: the class with the largest error is the
-//! furthest below its share of the drops.
+//! groups can be compared: `p̃_i = p_i · W'_i / W'_first = p_i / m'_i`, the loss rate
+//! of the group's first class to which class `i`'s corresponds under the ratios. The
+//! error of Eq. 37 is `e'_i = mean_group(p̃) − p̃_i`: the class with the largest error
+//! is the furthest below its share of the drops.
 //!
 //! The victim is always the **tail** packet of its class (the arrival, if the victim is
 //! the arriving class), so drops never change the delays of what stays queued (§5).
@@ -25,11 +25,11 @@
 //!   2), then the loss groups' classes by decreasing `e'`; the first whose bound allows
 //!   the drop loses a packet; if none does, the one with the most slack.
 
+use core::cmp::Reverse;
+
 use super::config::{Buffer, Mode};
 use super::curves::LOSS_ONE;
 use super::groups::NO_GROUP;
-use core::cmp::Reverse;
-
 use super::{Jobs, bits};
 use crate::sched::{DropReason, Dropped, Enqueue, Packet};
 use crate::units::{Fraction, Instant};

@@ -106,7 +106,7 @@ impl<P: Packet> Jobs<P> {
         short
     }
 
-    /// The min-rate stage: greedy reallocation, then delay-driven drops from classes
+    /// The min-rate stage: greedy reallocation, then delay-driven drops from the classes
     /// still short, then the minimum rates the proportional loop must respect (spec
     /// §2.7 step 5).
     pub(super) fn meet_bounds(&mut self, now: Instant, evicted: &mut Vec<Dropped<P>>) {
@@ -122,7 +122,7 @@ impl<P: Packet> Jobs<P> {
             surplus[k] = i128::from(c.rate) - i128::from(c.min_rate);
             rates[k] = c.rate;
         }
-        let short = reallocate(surplus, rates, bugs.first_class_without_donor);
+        reallocate(surplus, rates, bugs.first_class_without_donor);
         let mut needy = 0u64;
         for (k, (c, &r)) in classes.iter_mut().zip(rates.iter()).enumerate() {
             c.rate = r;
@@ -145,7 +145,7 @@ impl<P: Packet> Jobs<P> {
                     u128::from(self.classes[k].rate) * u128::from(d - wait) / NANOBITS_PER_BYTE;
                 u64::try_from(bytes).unwrap_or(u64::MAX)
             };
-            while short && !stopped && self.classes[k].bytes > allowance {
+            while !stopped && self.classes[k].bytes > allowance {
                 let tail = self.classes[k].queue.back().map(|q| q.pkt.wire_len());
                 let Some(tail) = tail else { break };
                 if let Some(bound) = s.loss_bound
