@@ -11,7 +11,10 @@
 use std::fmt;
 use std::io;
 
-use crate::scenario::Problems;
+use linkshare_report::WriteError;
+use linkshare_repro::ReproError;
+use linkshare_scenario::Problems;
+use linkshare_sim::SimError;
 
 /// A failed command. Its `Display` is the message printed on stderr: one line per
 /// problem, no backtrace.
@@ -72,4 +75,35 @@ impl From<Problems> for Failure {
     fn from(p: Problems) -> Failure {
         Failure::Problems(p)
     }
+}
+
+impl From<WriteError> for Failure {
+    fn from(e: WriteError) -> Failure {
+        Failure::Io {
+            what: e.what,
+            error: e.error,
+        }
+    }
+}
+
+impl From<SimError> for Failure {
+    fn from(e: SimError) -> Failure {
+        Failure::Simulator(e.to_string())
+    }
+}
+
+impl From<ReproError> for Failure {
+    fn from(e: ReproError) -> Failure {
+        match e {
+            ReproError::Problems(p) => Failure::Problems(p),
+            ReproError::Write(e) => e.into(),
+            ReproError::Simulator(m) => Failure::Simulator(m),
+            ReproError::Internal(m) => Failure::Internal(m),
+        }
+    }
+}
+
+/// A failure writing to the terminal.
+pub fn stdout_failure(e: io::Error) -> Failure {
+    Failure::io("cannot write to stdout".to_owned(), e)
 }

@@ -1,23 +1,18 @@
-//! The `linkshare` command line: scenario files, runs, outputs and plots.
+//! The `linkshare` command line: a thin face over the library crates.
 //!
-//! * [`scenario`]: the TOML scenario format, loaded into a validated
-//!   [`linkshare_sim::config::SimConfig`] or a list of problems with file positions.
-//! * [`output`]: `summary.json`, the CSVs, the plots and the terminal tables of a run.
-//! * [`plot`]: a small SVG line-chart library.
+//! A face only parses its arguments, calls the libraries and prints what they return:
+//! scenario files are loaded by `linkshare-scenario`, runs simulated by `linkshare-sim`,
+//! outputs written and tables rendered by `linkshare-report`, reproductions and
+//! comparisons run by `linkshare-repro`. Nothing here computes a result.
+//!
 //! * [`commands`]: `demo`, `run`, `compare`, `validate`, `alloc`, `bounds`, `check`,
-//!   `repro`.
-//! * [`reference`]: intervals of constant demand and their reference (HMM-fair)
-//!   allocation.
+//!   `repro` — each its options and the few lines that call the libraries and print.
 //! * [`error`]: failures and exit statuses (0 success, 1 internal error or, for `check`,
 //!   not admissible, 2 bad input).
 #![warn(missing_docs)]
 
 pub mod commands;
 pub mod error;
-pub mod output;
-pub mod plot;
-pub mod reference;
-pub mod scenario;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

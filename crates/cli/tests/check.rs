@@ -6,9 +6,9 @@ mod common;
 use std::path::Path;
 
 use common::{TempDir, linkshare, position_of};
-use linkshare_cli::scenario::{BestEffort, Problem, load_str};
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::units::{Bytes, Duration, Rate};
+use linkshare_scenario::{BestEffort, Problem, load_str};
 
 const FLOW: &str = r#"
 [[flow]]

@@ -269,7 +269,8 @@ fn run_writes_exact_outputs() {
     );
     assert_eq!(flow["packets_sent"], 250);
 
-    assert_eq!(read("drops.csv").lines().count(), 1 + 5);
+    let reasons = linkshare_core::sched::DropReason::COUNT;
+    assert_eq!(read("drops.csv").lines().count(), 1 + reasons);
     for svg in ["throughput.svg", "delay_cdf.svg", "backlog.svg"] {
         let s = read(svg);
         assert!(

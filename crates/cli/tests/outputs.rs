@@ -5,8 +5,8 @@ mod common;
 use std::path::Path;
 
 use common::{TWO_HOPS, TempDir};
-use linkshare_cli::output::write_run;
-use linkshare_cli::scenario::load_str;
+use linkshare_report::write_run;
+use linkshare_scenario::load_str;
 use linkshare_sim::Simulator;
 
 #[test]
@@ -14,7 +14,7 @@ fn two_hops_delays_and_labels() {
     let scenario = load_str(TWO_HOPS, "t.toml", Path::new(".")).unwrap();
     let result = Simulator::new(&scenario.config).unwrap().run();
     let dir = TempDir::new("two-hops");
-    write_run(dir.path(), &scenario, &result).unwrap();
+    write_run(dir.path(), &scenario.name, &scenario.config, &result).unwrap();
     let read = |n: &str| std::fs::read_to_string(dir.path().join(n)).unwrap();
 
     // One packet every 10 ms: 100 sent in 1 s. The last one, sent at 990 ms, reaches the
@@ -76,7 +76,7 @@ fn histogram_replaces_delay_records() {
     let result = Simulator::new(&scenario.config).unwrap().run();
     let dir = TempDir::new("hist");
     dir.file("delay.csv", "stale");
-    write_run(dir.path(), &scenario, &result).unwrap();
+    write_run(dir.path(), &scenario.name, &scenario.config, &result).unwrap();
     assert!(
         !dir.path().join("delay.csv").exists(),
         "stale delay.csv removed"

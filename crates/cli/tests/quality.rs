@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 use common::TempDir;
-use linkshare_cli::output::write_run;
-use linkshare_cli::scenario::load_str;
+use linkshare_report::write_run;
+use linkshare_scenario::load_str;
 use linkshare_sim::Simulator;
 
 /// Two greedy classes of equal weight under FIFO on an 8 Mbit/s link: 1000-byte packets
@@ -59,7 +59,7 @@ fn summary_of(text: &str, max_records: Option<u64>) -> serde_json::Value {
     }
     let result = Simulator::new(&scenario.config).unwrap().run();
     let dir = TempDir::new("quality");
-    write_run(dir.path(), &scenario, &result).unwrap();
+    write_run(dir.path(), &scenario.name, &scenario.config, &result).unwrap();
     serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
         .unwrap()
 }

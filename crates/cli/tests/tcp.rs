@@ -9,10 +9,10 @@ use common::{
     TWO_HOPS, TempDir, about, at, linkshare, load_in, position_of, problems_in, scenarios_dir,
     stderr, stdout,
 };
-use linkshare_cli::scenario::{Problem, Problems, Scenario};
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Rate};
+use linkshare_scenario::{Problem, Problems, Scenario};
 use linkshare_sim::config::{Hop, LinkId, SourceConfig, TcpConfig, TcpVariant, Transport};
 
 /// One link with classes `a` and `b`; a TCP flow `t` into `a` and a UDP flow `u` into `b`.
@@ -648,7 +648,7 @@ fn shipped_tcp_scenarios_load() {
         "jobs-exp2-topology.toml",
     ] {
         let path = scenarios_dir().join(name);
-        if let Err(p) = linkshare_cli::scenario::load_file(&path) {
+        if let Err(p) = linkshare_scenario::load_file(&path) {
             panic!("{name}:\n{p}");
         }
     }
@@ -656,8 +656,8 @@ fn shipped_tcp_scenarios_load() {
 
 #[test]
 fn jobs_topology_is_paper_003s_experiment_2() {
-    let s = linkshare_cli::scenario::load_file(&scenarios_dir().join("jobs-exp2-topology.toml"))
-        .unwrap();
+    let s =
+        linkshare_scenario::load_file(&scenarios_dir().join("jobs-exp2-topology.toml")).unwrap();
     let c = &s.config;
     assert!(c.links.iter().all(|l| l.rate == Rate(100_000_000)));
     let routers =

@@ -7,23 +7,29 @@
 //! * `bare`: the discipline's own type (static dispatch), no counters;
 //! * `boxed`: `Box<dyn Scheduler>` from the registry, as the simulator holds it;
 //! * `qdisc`: the boxed discipline inside `Qdisc` (buffer checks and counters), to show
-//!   the wrapper's cost.
+//!   the wrapper's cost;
+//! * `round`: Keshav's exact round number alone, one arrival per packet time.
 //!
 //! Run: `cargo bench -p linkshare-core --bench sched`.
 
 use divan::Bencher;
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::curve::ServiceCurve;
+use linkshare_core::hierarchy::Limit;
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::pq::bids::{PerConversation, Structure};
 use linkshare_core::sched::drr::Drr;
 use linkshare_core::sched::fifo::Fifo;
 use linkshare_core::sched::hdrr::Hdrr;
 use linkshare_core::sched::hfsc::Hfsc;
 use linkshare_core::sched::hls::Hls;
+use linkshare_core::sched::keshav::round::RoundNumber;
+use linkshare_core::sched::keshav::{Keshav, KeshavConfig};
+use linkshare_core::sched::pfq::{Flavor, Pfq};
 use linkshare_core::sched::prio::Prio;
 use linkshare_core::sched::sced::Sced;
 use linkshare_core::sched::wf2q::Wf2q;
-use linkshare_core::sched::{Scheduler, SchedulerKind, build};
+use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::TestPacket;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use linkshare_core::{Enqueue, Qdisc};
@@ -70,6 +76,23 @@ impl Sequence {
 
 fn tree(n: usize) -> ClassTree {
     ClassTree::flat(Rate::from_gbit(10), n)
+}
+
+/// `kind` with its default settings; Keshav FQ (which keeps its own buffer) with
+/// `structure` and a buffer that holds the whole backlog, so that nothing is dropped.
+fn config(kind: SchedulerKind, n: usize, structure: Structure) -> SchedulerConfig {
+    match kind {
+        SchedulerKind::Keshav => SchedulerConfig::Keshav(keshav_config(n, structure)),
+        k => k.into(),
+    }
+}
+
+fn keshav_config(n: usize, structure: Structure) -> KeshavConfig {
+    KeshavConfig {
+        limit: Limit::Packets(n as u64 * u64::from(PER_CLASS) + 1),
+        structure,
+        ..KeshavConfig::default()
+    }
 }
 
 /// A flat tree like [`tree`] where every class has `rt = ls = linear(C / n)`: H-FSC's
@@ -241,17 +264,80 @@ mod bare {
             Sced::virtual_clock(&tree(n)).expect("flat trees build"),
         );
     }
+
+    /// Keshav FQ with PERC, paced at the link rate: the exact round number moves and
+    /// conversations leave and re-enter the fluid system.
+    #[divan::bench(args = CLASSES)]
+    fn keshav(bencher: Bencher<'_, '_>, n: usize) {
+        let config = keshav_config(n, Structure::Perc);
+        let k = Keshav::<TestPacket, PerConversation<TestPacket>>::new(&tree(n), &config);
+        paced_pairs(bencher, n, k.expect("flat trees build"));
+    }
+
+    /// WFQ (exact GPS virtual time), paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn wfq(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Pfq::new(Flavor::Wfq, &tree(n)).expect("flat trees build"),
+        );
+    }
+
+    /// SCFQ, paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn scfq(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Pfq::new(Flavor::Scfq, &tree(n)).expect("flat trees build"),
+        );
+    }
+
+    /// STFQ, paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn stfq(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Pfq::new(Flavor::Stfq, &tree(n)).expect("flat trees build"),
+        );
+    }
+}
+
+/// The exact round number alone: one arrival per packet time at the link rate, to a
+/// conversation drawn from the sequence, with `n` conversations; conversations leave
+/// the fluid system and re-enter it (iterated deletion at work). Amortised O(log n).
+mod round {
+    use super::*;
+
+    #[divan::bench(args = CLASSES)]
+    fn arrival(bencher: Bencher<'_, '_>, n: usize) {
+        let rate = tree(1).link_rate();
+        let mut r = RoundNumber::new(rate, vec![1; n + 1]);
+        let tx: Vec<Duration> = (0..=1087).map(|len| rate.tx_time(Bytes(len))).collect();
+        let mut seq = Sequence(7);
+        let mut now = Instant::ZERO;
+        let mut arrive = move || {
+            let (class, len) = seq.arrival(n);
+            now += tx[len as usize];
+            r.arrive(now, class.0, u64::from(len)).finish
+        };
+        warm_up(n, &mut arrive);
+        bencher.bench_local(arrive);
+    }
 }
 
 mod boxed {
     use super::*;
 
     fn boxed(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize) {
-        pairs(
-            bencher,
-            n,
-            build::<TestPacket>(kind, &tree(n)).expect("flat trees build"),
-        );
+        boxed_with(bencher, kind, n, Structure::Perc);
+    }
+
+    fn boxed_with(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize, s: Structure) {
+        let sched = config(kind, n, s).build::<TestPacket>(&tree(n));
+        pairs(bencher, n, sched.expect("flat trees build"));
     }
 
     #[divan::bench(args = CLASSES)]
@@ -268,6 +354,33 @@ mod boxed {
     fn drr(bencher: Bencher<'_, '_>, n: usize) {
         boxed(bencher, SchedulerKind::Drr, n);
     }
+
+    /// Keshav FQ with PERC (the speed target).
+    #[divan::bench(args = CLASSES)]
+    fn keshav(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Keshav, n);
+    }
+
+    /// Keshav FQ with HEAP, for comparison.
+    #[divan::bench(args = CLASSES)]
+    fn keshav_heap(bencher: Bencher<'_, '_>, n: usize) {
+        boxed_with(bencher, SchedulerKind::Keshav, n, Structure::Heap);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn wfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Wfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn scfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Scfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn stfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Stfq, n);
+    }
 }
 
 mod qdisc {
@@ -275,8 +388,12 @@ mod qdisc {
 
     fn through_qdisc(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize) {
         let tree = tree(n);
-        let sched = build::<TestPacket>(kind, &tree).expect("flat trees build");
-        let mut q = Qdisc::new(&tree, sched, BufferConfig::default());
+        let sched = config(kind, n, Structure::Perc).build::<TestPacket>(&tree);
+        let mut q = Qdisc::new(
+            &tree,
+            sched.expect("flat trees build"),
+            BufferConfig::default(),
+        );
         let now = Instant::ZERO;
         fill(n, |c, p| assert!(q.enqueue(now, c, p, |_| {})));
         let mut seq = Sequence(7);
@@ -303,5 +420,25 @@ mod qdisc {
     #[divan::bench(args = CLASSES)]
     fn drr(bencher: Bencher<'_, '_>, n: usize) {
         through_qdisc(bencher, SchedulerKind::Drr, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn keshav(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Keshav, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn wfq(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Wfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn scfq(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Scfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn stfq(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Stfq, n);
     }
 }

@@ -15,6 +15,7 @@ use crate::stats::Qdisc;
 use crate::units::{Bytes, Instant, Rate};
 
 /// What [`EgressPort::transmit`] did.
+#[must_use = "a started packet must be delivered, and a wake-up time kept"]
 #[derive(Debug)]
 pub enum Transmit<P> {
     /// A packet went onto the wire at `now`; its last bit leaves at `done_at`.

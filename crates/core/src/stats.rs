@@ -237,6 +237,7 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
     }
 
     /// The next packet the scheduler releases at `now`.
+    #[must_use = "a dequeued packet must be sent or accounted for"]
     pub fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
         let d = self.sched.dequeue(now)?;
         let len = len_of(&d.pkt);

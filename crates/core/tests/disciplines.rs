@@ -292,22 +292,6 @@ fn drr_default_quantum_is_weight_times_largest_max_packet() {
     assert_eq!(q("p"), None, "interior classes are ignored");
 }
 
-#[test]
-fn drr_refuses_interior_classes() {
-    let t = tree(vec![
-        ClassSpec::new("p", None),
-        ClassSpec::new("p1", Some("p")),
-    ]);
-    let mut s = Drr::new(&t);
-    for class in [ClassId::ROOT, ClassId(1), ClassId(9)] {
-        let r = s.enqueue(T0, class, TestPacket { id: 0, len: 100 }, &mut Vec::new());
-        assert!(
-            matches!(r, Enqueue::Dropped(d) if d.reason == linkshare_core::DropReason::NotALeaf)
-        );
-    }
-    assert!(s.dequeue(T0).is_none());
-}
-
 /// Removing packets from a leaf in the middle of the active list (push-out) keeps the
 /// others' order; a leaf emptied that way leaves the list and loses its deficit,
 /// including the head in the middle of its turn.

@@ -618,7 +618,7 @@ proptest! {
                     prop_assert_eq!(got.is_some(), promised == PollAt::Now, "poll_at said {:?}", promised);
                 }
                 Step::RemoveNewest { leaf } => {
-                    h.remove_newest(leaves[leaf % leaves.len()]);
+                    let _dropped = h.remove_newest(leaves[leaf % leaves.len()]);
                 }
                 Step::Advance(ns) => now = now.saturating_add(Duration(ns)),
             }

@@ -106,7 +106,7 @@ fn surplus_rounds_run_and_keep_the_invariant() {
             next_id += 1;
         }
         for _ in 0..2 {
-            h.dequeue(T0);
+            let _ = h.dequeue(T0);
             h.check_invariants().unwrap();
         }
     }

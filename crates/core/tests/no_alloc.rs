@@ -21,7 +21,9 @@ use linkshare_core::Qdisc;
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::pq::bids::Structure;
 use linkshare_core::sched::jobs::{self, Buffer, Constraints, JobsConfig, Mode};
+use linkshare_core::sched::keshav::KeshavConfig;
 use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::TestPacket;
 use linkshare_core::units::{Bytes, Duration, Fraction, Instant, Rate, Ratio};
@@ -195,19 +197,39 @@ fn jobs_config(classes: usize, packets: u32) -> JobsConfig {
     config
 }
 
-/// The discipline `kind` for this test and its number of classes: [`CLASSES`], or for
-/// JoBS its maximum with its own buffer of `own_buffer` packets.
-fn setting(kind: SchedulerKind, own_buffer: u32) -> (SchedulerConfig, ClassTree) {
-    let classes = if kind == SchedulerKind::Jobs {
-        jobs::MAX_CLASSES
-    } else {
-        CLASSES
+/// Every discipline with its default settings on a flat tree of [`CLASSES`] leaves;
+/// Keshav FQ, which keeps its own buffer, once per structure, its buffer sized like
+/// `buffer`'s shared limit (or to hold the warm-up's peak); JoBS, which serves at most
+/// 64 classes and keeps its own buffer, on 64 leaves with constraints of every kind and
+/// a buffer of the same size per class.
+fn configs(buffer: BufferConfig) -> Vec<(SchedulerConfig, ClassTree)> {
+    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
+    let mut all: Vec<(SchedulerConfig, ClassTree)> = SchedulerKind::ALL
+        .iter()
+        .filter(|&&k| k != SchedulerKind::Keshav && k != SchedulerKind::Jobs)
+        .map(|&k| (k.into(), tree.clone()))
+        .collect();
+    let limit = buffer
+        .shared
+        .unwrap_or(Limit::Packets(u64::from(PEAK) * CLASSES as u64));
+    for structure in Structure::ALL {
+        let keshav = SchedulerConfig::Keshav(KeshavConfig {
+            limit,
+            structure,
+            ..KeshavConfig::default()
+        });
+        all.push((keshav, tree.clone()));
+    }
+    let per_class = match limit {
+        Limit::Packets(p) => p / CLASSES as u64,
+        Limit::Bytes(_) => u64::from(PEAK),
     };
-    let config = match kind {
-        SchedulerKind::Jobs => SchedulerConfig::Jobs(jobs_config(classes, own_buffer)),
-        _ => kind.into(),
-    };
-    (config, ClassTree::flat(Rate::from_gbit(1), classes))
+    let packets = (per_class * jobs::MAX_CLASSES as u64) as u32;
+    all.push((
+        SchedulerConfig::Jobs(jobs_config(jobs::MAX_CLASSES, packets)),
+        ClassTree::flat(Rate::from_gbit(1), jobs::MAX_CLASSES),
+    ));
+    all
 }
 
 fn qdisc(
@@ -216,15 +238,22 @@ fn qdisc(
     buffer: BufferConfig,
 ) -> Qdisc<TestPacket, Boxed> {
     let sched = config
-        .build(tree)
+        .build::<TestPacket>(tree)
         .expect("every kind builds for a flat tree");
     Qdisc::new(tree, sched, buffer)
 }
 
+fn describe(config: &SchedulerConfig) -> String {
+    match config {
+        SchedulerConfig::Keshav(k) => format!("keshav/{}", k.structure.name()),
+        c => c.kind().to_string(),
+    }
+}
+
 #[test]
 fn qdisc_pairs_do_not_allocate() {
-    for &kind in SchedulerKind::ALL {
-        let (config, tree) = setting(kind, PEAK * jobs::MAX_CLASSES as u32);
+    for (config, tree) in configs(BufferConfig::default()) {
+        let kind = describe(&config);
         let mut q = qdisc(&config, &tree, BufferConfig::default());
         let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
@@ -254,18 +283,18 @@ fn qdisc_pairs_do_not_allocate() {
 }
 
 /// A full shared buffer with push-out: every arrival evicts a packet, through
-/// `remove_newest` and the qdisc's longest-queue heap.
-/// For JoBS, which keeps its own buffer, its own buffer is full: every arrival costs one
-/// packet chosen by its loss loop.
+/// `remove_newest` and the qdisc's longest-queue heap. For the disciplines that keep
+/// their own buffer, their own buffer is full: every arrival costs one packet chosen by
+/// their drop rule.
 #[test]
 fn push_out_does_not_allocate() {
-    for &kind in SchedulerKind::ALL {
-        let (config, tree) = setting(kind, PEAK / 2 * jobs::MAX_CLASSES as u32);
-        let shared = Limit::Packets(u64::from(PEAK / 2) * tree.leaves().len() as u64);
-        let buffer = BufferConfig {
-            shared: Some(shared),
-            overflow: Overflow::PushOutLongest,
-        };
+    let shared = Limit::Packets(u64::from(PEAK / 2) * CLASSES as u64);
+    let buffer = BufferConfig {
+        shared: Some(shared),
+        overflow: Overflow::PushOutLongest,
+    };
+    for (config, tree) in configs(buffer) {
+        let kind = describe(&config);
         let mut q = qdisc(&config, &tree, buffer);
         let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
@@ -292,8 +321,8 @@ fn push_out_does_not_allocate() {
 
 #[test]
 fn egress_port_does_not_allocate() {
-    for &kind in SchedulerKind::ALL {
-        let (config, tree) = setting(kind, PEAK * jobs::MAX_CLASSES as u32);
+    for (config, tree) in configs(BufferConfig::default()) {
+        let kind = describe(&config);
         let mut q = qdisc(&config, &tree, BufferConfig::default());
         let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
@@ -378,7 +407,7 @@ fn jobs_controller_in_overload_does_not_allocate() {
                 now.0 += 31_000;
                 q.enqueue(now, class, TestPacket { id: 0, len }, |_| *drops += 1);
                 if (state >> 10) & 1 == 0 {
-                    q.dequeue(now);
+                    let _ = q.dequeue(now);
                 }
             }
         };

@@ -15,6 +15,15 @@ use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);
 
+/// The name of the one forward link of a single-link network (the scenario format's
+/// `[link]` form): reports name its classes without the link's name.
+pub const SINGLE_LINK: &str = "link";
+
+/// The name of the link that carries a single-link network's acknowledgements back
+/// (from the receiving node to the sending one); reports name its classes
+/// `link-reverse/CLASS` and leave the forward link's classes unprefixed.
+pub const SINGLE_REVERSE_LINK: &str = "link-reverse";
+
 /// Index of a link in [`SimConfig::links`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LinkId(pub u32);

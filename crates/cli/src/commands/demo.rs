@@ -1,26 +1,16 @@
-//! `linkshare demo`: a built-in scenario compared under the basic schedulers.
-//!
-//! The scenario (`scenarios/demo.toml`, embedded in the binary) is a 10 Mbit/s link
-//! shared by a voice-like CBR class, a web-like Poisson class and a bulk transfer that
-//! keeps a deep queue from 2 s on. Under FIFO the voice packets wait behind the bulk
-//! queue; a priority or fair-queueing discipline isolates them.
+//! `linkshare demo`: the built-in scenario compared under the basic schedulers
+//! ([`linkshare_repro::demo`]), with what to look at.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use linkshare_core::sched::SchedulerKind;
+use linkshare_report::files_listing;
+use linkshare_report::table::ms;
+use linkshare_repro::compare::{Comparison, compare, comparison_text};
+use linkshare_repro::demo;
 
-use super::compare::{Comparison, compare, print_comparison};
-use super::default_out;
-use crate::error::Failure;
-use crate::output::table::ms;
-use crate::scenario::{self, Scenario};
-
-/// The demo scenario, as shipped in `scenarios/demo.toml`.
-pub const DEMO_TOML: &str = include_str!("../../../../scenarios/demo.toml");
-
-/// The schedulers the demo compares, in this order, when the build has them.
-const DEMO_SCHEDULERS: [&str; 3] = ["fifo", "prio", "drr"];
+use super::{TerminalProgress, default_out};
+use crate::error::{Failure, stdout_failure};
 
 /// Options of `demo`.
 #[derive(Debug, clap::Args)]
@@ -30,29 +20,14 @@ pub struct DemoArgs {
     pub out: Option<PathBuf>,
 }
 
-/// The built-in demo scenario.
-pub fn scenario() -> Result<Scenario, Failure> {
-    scenario::load_str(DEMO_TOML, "demo.toml (built in)", Path::new("."))
-        .map_err(|p| Failure::Internal(format!("the built-in demo scenario is invalid:\n{p}")))
-}
-
-/// The schedulers the demo compares (fifo, prio, drr) that this build provides.
-pub fn schedulers() -> Vec<SchedulerKind> {
-    DEMO_SCHEDULERS
-        .iter()
-        .filter_map(|name| name.parse::<SchedulerKind>().ok())
-        .collect()
-}
-
 /// Runs the command.
 pub fn run(args: &DemoArgs) -> Result<(), Failure> {
-    let scenario = scenario()?;
-    let kinds = schedulers();
+    let scenario = demo::scenario()?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
-    let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+    let names: Vec<&str> = demo::SCHEDULERS.iter().map(|k| k.name()).collect();
     let mut so = std::io::stdout().lock();
     let intro = writeln!(
         so,
@@ -60,11 +35,17 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
          transfer that floods the link from 2 s on.\nSame traffic, same seed, under: {}\n",
         names.join(", ")
     );
-    intro.map_err(|e| Failure::io("cannot write to stdout".to_owned(), e))?;
-    let comparison = compare(&scenario, &kinds, &out)?;
-    print_comparison(&mut so, &scenario, &comparison)
-        .and_then(|()| story(&mut so, &comparison, &out))
-        .map_err(|e| Failure::io("cannot write to stdout".to_owned(), e))
+    intro.map_err(stdout_failure)?;
+    let progress = TerminalProgress::new();
+    let comparison = compare(&scenario, &demo::SCHEDULERS, "demo", &out, &progress)?;
+    write!(
+        so,
+        "{}\nfiles written:\n{}",
+        comparison_text(&scenario, &comparison),
+        files_listing(&comparison.written.files)
+    )
+    .and_then(|()| story(&mut so, &comparison, &out))
+    .map_err(stdout_failure)
 }
 
 /// What to look at, with the numbers of this run.

@@ -3,10 +3,11 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use super::{default_out, parse_scheduler, print_files, simulate};
-use crate::error::Failure;
-use crate::output::{self, quality, summary::Summary, table};
-use crate::scenario;
+use linkshare_report::summary::Summary;
+use linkshare_report::{check, files_listing, quality, table, write_run_with_summary};
+
+use super::{TerminalProgress, default_out, parse_scheduler};
+use crate::error::{Failure, stdout_failure};
 
 /// Options of `run`.
 #[derive(Debug, clap::Args)]
@@ -29,7 +30,7 @@ pub struct RunArgs {
 
 /// Runs the command.
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
-    let mut scenario = scenario::load_file(&args.scenario)?;
+    let mut scenario = linkshare_scenario::load_file(&args.scenario)?;
     if let Some(seed) = args.seed {
         scenario.config.seed = seed;
     }
@@ -37,26 +38,29 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         let kind = parse_scheduler(name, "--scheduler")?;
         scenario.set_scheduler(kind, "--scheduler")?;
     }
-    for warning in super::check::warnings(&scenario) {
+    let checks = check::admissions(&scenario.config, |i| scenario.admission_options(i));
+    for warning in check::warnings(&checks) {
         eprintln!("warning: {warning}");
     }
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
-    let result = simulate(&scenario, &scenario.name)?;
+    let result = scenario.simulate(&scenario.name, &TerminalProgress::new())?;
     let summary = Summary::new(&scenario.name, &scenario.config, &result);
-    let written = output::write_run_with_summary(&out, &result, &summary)?;
-    let stdout = std::io::stdout();
-    let mut so = stdout.lock();
+    let written = write_run_with_summary(&out, &result, &summary)?;
+    let files = files_listing(&written.files);
+    let mut so = std::io::stdout().lock();
     let printed = if args.json {
         let json = summary.to_json()?;
-        so.write_all(json.as_bytes()).and_then(|()| {
-            let mut se = std::io::stderr().lock();
-            writeln!(se, "files written:")?;
-            print_files(&mut se, &written.files)
-        })
+        so.write_all(json.as_bytes())
+            .and_then(|()| write!(std::io::stderr().lock(), "files written:\n{files}"))
     } else {
+        let links: Vec<_> = summary
+            .links
+            .iter()
+            .map(|l| (l.name.as_str(), l.scheduler.as_str(), &l.link_sharing))
+            .collect();
         writeln!(
             so,
             "{}: {} simulated, seed {}, {} packet transmissions\n",
@@ -67,19 +71,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             Some(t) => write!(so, "\n{}", t.render()),
             None => Ok(()),
         })
-        .and_then(|()| write!(so, "\n{}", quality_section(&summary)))
-        .and_then(|()| writeln!(so, "\nfiles written:"))
-        .and_then(|()| print_files(&mut so, &written.files))
+        .and_then(|()| write!(so, "\n{}", quality::terminal_section(&links)))
+        .and_then(|()| write!(so, "\nfiles written:\n{files}"))
     };
-    printed.map_err(|e| Failure::io("cannot write to stdout".to_owned(), e))
-}
-
-/// The link-sharing section of the terminal output.
-fn quality_section(summary: &Summary) -> String {
-    let links: Vec<_> = summary
-        .links
-        .iter()
-        .map(|l| (l.name.as_str(), l.scheduler.as_str(), &l.link_sharing))
-        .collect();
-    quality::terminal_section(&links)
+    printed.map_err(stdout_failure)
 }

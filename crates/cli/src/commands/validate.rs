@@ -3,9 +3,9 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use super::describe::describe;
-use crate::error::Failure;
-use crate::scenario;
+use linkshare_scenario::describe::describe;
+
+use crate::error::{Failure, stdout_failure};
 
 /// Options of `validate`.
 #[derive(Debug, clap::Args)]
@@ -16,9 +16,9 @@ pub struct ValidateArgs {
 
 /// Runs the command: prints the description and `OK`, or fails with every problem.
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
-    let scenario = scenario::load_file(&args.scenario)?;
+    let scenario = linkshare_scenario::load_file(&args.scenario)?;
     let mut so = std::io::stdout().lock();
     write!(so, "{}", describe(&scenario))
         .and_then(|()| writeln!(so, "\n{}: OK", args.scenario.display()))
-        .map_err(|e| Failure::io("cannot write to stdout".to_owned(), e))
+        .map_err(stdout_failure)
 }

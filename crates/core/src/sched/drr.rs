@@ -53,7 +53,7 @@
 use std::collections::VecDeque;
 
 use super::ring::{Link, Linked, Ring};
-use super::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant};
 
@@ -162,13 +162,8 @@ impl<P: Packet> Scheduler<P> for Drr<P> {
         pkt: P,
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
-        let Some(slot) = self.slots.get_mut(class.index()).filter(|s| s.is_leaf) else {
-            return Enqueue::Dropped(Dropped {
-                pkt,
-                class,
-                reason: DropReason::NotALeaf,
-            });
-        };
+        let slot = &mut self.slots[class.index()];
+        debug_assert!(slot.is_leaf, "the qdisc offers leaves only");
         slot.queue.push_back(pkt);
         if slot.queue.len() == 1 {
             self.active.push_back(&mut self.slots, class.0);

@@ -44,6 +44,8 @@ pub mod hls;
 pub mod htb;
 pub mod hwf2q;
 pub mod jobs;
+pub mod keshav;
+pub mod pfq;
 pub mod prio;
 mod registry;
 pub mod ring;
@@ -78,6 +80,9 @@ pub enum DropReason {
     /// The packet was addressed to a class that cannot hold packets (not a leaf, or no
     /// such class).
     NotALeaf,
+    /// The shared buffer overflowed and this packet had the largest bid (Keshav's fair
+    /// queueing drops largest bids first, possibly the arrival itself).
+    LargestBid,
     /// Dropped from the tail of its class by the discipline so that the rest of the
     /// class's backlog can still meet the class's delay bound (JoBS's delay-driven drops,
     /// paper Eq. 36): not a full buffer, an infeasible delay.
@@ -86,12 +91,13 @@ pub enum DropReason {
 
 impl DropReason {
     /// Every reason, in a fixed order (used for counters and reports).
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::ClassLimit,
         DropReason::SharedLimit,
         DropReason::PushedOut,
         DropReason::TooLarge,
         DropReason::NotALeaf,
+        DropReason::LargestBid,
         DropReason::DelayBound,
     ];
     /// Number of reasons.
@@ -111,6 +117,7 @@ impl DropReason {
             DropReason::PushedOut => "pushed_out",
             DropReason::TooLarge => "too_large",
             DropReason::NotALeaf => "not_a_leaf",
+            DropReason::LargestBid => "largest_bid",
             DropReason::DelayBound => "delay_bound",
         }
     }
@@ -159,7 +166,10 @@ pub struct Dequeued<P> {
 }
 
 /// When the driver should next call [`Scheduler::dequeue`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Ordered by urgency: `Now` < `At(t)` (earlier `t` first) < `Idle`, so the earliest of
+/// several answers is their minimum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PollAt {
     /// A packet can be dequeued now.
     Now,
@@ -202,12 +212,14 @@ pub trait Scheduler<P: Packet> {
     ) -> Enqueue<P>;
 
     /// The next packet to send at `now`, if the discipline releases one.
+    #[must_use = "a dequeued packet must be sent or accounted for"]
     fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>>;
 
     /// When `dequeue` can next return a packet (see the module docs).
     fn poll_at(&self, now: Instant) -> PollAt;
 
     /// Removes and returns the most recently queued packet of `class`, if it has one.
+    #[must_use = "a removed packet must be accounted for as dropped"]
     fn remove_newest(&mut self, class: ClassId) -> Option<P>;
 
     /// Tells the discipline that an arrival to leaf `class` at `now` was refused before

@@ -26,7 +26,7 @@
 use std::collections::VecDeque;
 
 use super::ring::{Link, Linked, Ring};
-use super::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::hierarchy::{ClassId, ClassTree, MAX_PRIORITY};
 use crate::units::Instant;
 
@@ -127,17 +127,8 @@ impl<P: Packet> Scheduler<P> for Prio<P> {
         pkt: P,
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
-        let Some(slot) = self
-            .slots
-            .get_mut(class.index())
-            .filter(|s| s.level != NOT_A_LEAF)
-        else {
-            return Enqueue::Dropped(Dropped {
-                pkt,
-                class,
-                reason: DropReason::NotALeaf,
-            });
-        };
+        let slot = &mut self.slots[class.index()];
+        debug_assert_ne!(slot.level, NOT_A_LEAF, "the qdisc offers leaves only");
         slot.queue.push_back(pkt);
         if slot.queue.len() == 1 {
             let level = usize::from(slot.level);

@@ -64,9 +64,7 @@
 use std::collections::VecDeque;
 
 use super::wf2q::rates;
-use super::{
-    BuildError, Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind,
-};
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind};
 use crate::curve::{RuntimeCurve, ServiceCurve};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::pq::IndexedHeap;
@@ -218,13 +216,9 @@ impl<P: Packet> Scheduler<P> for Sced<P> {
         pkt: P,
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
-        let Some(leaf) = self.leaves.get_mut(class.index()).and_then(Option::as_mut) else {
-            return Enqueue::Dropped(Dropped {
-                pkt,
-                class,
-                reason: DropReason::NotALeaf,
-            });
-        };
+        let leaf = self.leaves[class.index()]
+            .as_mut()
+            .expect("the qdisc offers leaves only");
         leaf.queue.push_back(pkt);
         if leaf.queue.len() == 1 {
             let (a, w) = (now.as_nanos(), leaf.served);

@@ -167,7 +167,7 @@ pub use self::estimator::EWMA_LOG;
 use self::estimator::Estimator;
 use self::params::{BANDS, Params};
 use super::ring::{Link, Linked, Ring};
-use super::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler, len_of};
+use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, len_of};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant, Rate};
 
@@ -540,13 +540,8 @@ impl<P: Packet> Scheduler<P> for Cbq<P> {
         pkt: P,
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
-        let Some(s) = self.slots.get_mut(class.index()).filter(|s| s.is_leaf) else {
-            return Enqueue::Dropped(Dropped {
-                pkt,
-                class,
-                reason: DropReason::NotALeaf,
-            });
-        };
+        let s = &mut self.slots[class.index()];
+        debug_assert!(s.is_leaf, "the qdisc offers leaves only");
         s.queue.push_back(pkt);
         if s.queue.len() == 1 {
             self.activate(class.0);

@@ -114,7 +114,7 @@
 //!   leaves green anyway (each packet's transmission time refills what it costs); a
 //!   slower shaped aggregate is a class below the link with that `ceil`.
 //! * **No direct queue, no default class, no filters**: the classifier always names a
-//!   leaf; a packet for an interior class is dropped with [`DropReason::NotALeaf`].
+//!   leaf; the [`crate::Qdisc`] drops a packet for an interior class ([`DropReason::NotALeaf`]).
 //! * **Exact integer time**: token costs are `rate.tx_time(len)` in nanoseconds, rounded
 //!   up, where Linux uses a multiply-and-shift approximation and stores bucket depths in
 //!   64 ns ticks. No rate tables, `overhead`, `mpu` or link-layer options (per-packet
@@ -155,7 +155,7 @@ pub use config::{
 };
 
 use super::len_of;
-use super::{BuildError, Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::pq::IndexedHeap;
 use crate::units::{Bytes, Duration, Instant};
@@ -353,13 +353,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         pkt: P,
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
-        if !self.is_leaf(class) {
-            return Enqueue::Dropped(Dropped {
-                pkt,
-                class,
-                reason: DropReason::NotALeaf,
-            });
-        }
+        debug_assert!(self.is_leaf(class), "the qdisc offers leaves only");
         let queue = &mut self.queues[class.index()];
         queue.push_back(pkt);
         self.queued += 1;

@@ -44,7 +44,7 @@ use std::collections::VecDeque;
 use super::line::Line;
 use super::server::Server;
 use crate::hierarchy::{ClassId, ClassTree};
-use crate::sched::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt};
+use crate::sched::{Dequeued, Enqueue, Packet, PollAt};
 use crate::units::{Bytes, Instant, Rate};
 
 /// No class.
@@ -378,17 +378,10 @@ impl<P: Packet> Engine<P> {
     /// See [`crate::sched::Scheduler::enqueue`].
     pub(crate) fn enqueue(&mut self, now: Instant, class: ClassId, pkt: P) -> Enqueue<P> {
         let c = class.index();
-        if self
-            .nodes
-            .get(c)
-            .is_none_or(|n| !n.is_leaf || n.parent == NONE)
-        {
-            return Enqueue::Dropped(Dropped {
-                pkt,
-                class,
-                reason: DropReason::NotALeaf,
-            });
-        }
+        debug_assert!(
+            self.nodes[c].is_leaf && self.nodes[c].parent != NONE,
+            "the qdisc offers leaves only"
+        );
         self.now = now;
         if self.pending != NONE && now >= self.pending_until {
             self.refill();

@@ -1,0 +1,331 @@
+//! `summary.json`: the run's numbers per link, class and flow.
+//!
+//! Keys appear in the order of the structs below (a stable contract); times are seconds
+//! as JSON floats, rates bit/s, sizes bytes, counts packets.
+
+use linkshare_core::sched::DropReason;
+use linkshare_core::stats::Counters;
+use linkshare_sim::config::{FlowId, SimConfig};
+use linkshare_sim::result::{DelayStats, FlowResult, RunResult};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use super::Labels;
+use super::flows::Activity;
+use super::quality::{self, LinkSharing};
+use crate::WriteError;
+
+/// The whole summary.
+#[derive(Debug, serde::Serialize)]
+pub struct Summary {
+    /// `[scenario] name`.
+    pub scenario: String,
+    /// The seed of the run.
+    pub seed: u64,
+    /// Simulated time, seconds.
+    pub duration_s: f64,
+    /// Throughput and backlog window, seconds.
+    pub window_s: f64,
+    /// `"per-packet"` when `delay.csv` has every packet, `"histogram"` when the run
+    /// recorded too many packets and `delay_histogram.csv` was written instead.
+    pub delay_records: &'static str,
+    /// Links in scenario order.
+    pub links: Vec<LinkSummary>,
+    /// Every class of every link (root first, then in declaration order).
+    pub classes: Vec<ClassSummary>,
+    /// Flows in scenario order.
+    pub flows: Vec<FlowSummary>,
+}
+
+/// One link.
+#[derive(Debug, serde::Serialize)]
+pub struct LinkSummary {
+    /// Its name.
+    pub name: String,
+    /// The discipline it ran.
+    pub scheduler: String,
+    /// Line rate, bit/s.
+    pub rate_bps: u64,
+    /// Link-sharing quality: empirical alpha, largest gap, and reference against
+    /// measured rates per interval of constant demand (see [`super::quality`]).
+    pub link_sharing: LinkSharing,
+}
+
+/// One class of one link. Counters of an interior class (and of the root, named after
+/// the link) are sums over the leaves below it.
+#[derive(Debug, serde::Serialize)]
+pub struct ClassSummary {
+    /// The link.
+    pub link: String,
+    /// The class.
+    pub name: String,
+    /// Its parent; `null` for the root.
+    pub parent: Option<String>,
+    /// Whether it holds packets.
+    pub leaf: bool,
+    /// Packets that arrived at the port for this class.
+    pub packets_sent: u64,
+    /// Their bytes.
+    pub bytes_sent: u64,
+    /// Packets whose transmission on the link completed.
+    pub packets_delivered: u64,
+    /// Their bytes.
+    pub bytes_delivered: u64,
+    /// Packets dropped, all reasons.
+    pub packets_dropped: u64,
+    /// Their bytes.
+    pub bytes_dropped: u64,
+    /// Packets dropped per reason (every reason, zero included).
+    pub drops_by_reason: DropsByReason,
+    /// Packets still queued when the run ended.
+    pub packets_queued_at_end: u64,
+    /// Delivered bits per second of simulated time.
+    pub mean_rate_bps: f64,
+    /// Delay at this port (arrival to last bit sent), seconds.
+    pub delay_s: DelaySummary,
+}
+
+/// Drops per reason, keyed by [`DropReason::as_str`] in [`DropReason::ALL`] order.
+#[derive(Debug)]
+pub struct DropsByReason(pub [u64; DropReason::COUNT]);
+
+impl Serialize for DropsByReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(DropReason::COUNT))?;
+        for r in DropReason::ALL {
+            map.serialize_entry(r.as_str(), &self.0[r.index()])?;
+        }
+        map.end()
+    }
+}
+
+/// A delay distribution in seconds (all zero when `count` is zero; percentiles are
+/// nearest-rank).
+#[derive(Debug, serde::Serialize)]
+pub struct DelaySummary {
+    /// Number of packets measured.
+    pub count: u64,
+    /// Smallest.
+    pub min: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl From<&DelayStats> for DelaySummary {
+    fn from(d: &DelayStats) -> DelaySummary {
+        DelaySummary {
+            count: d.count,
+            min: d.min.as_secs_f64(),
+            mean: d.mean.as_secs_f64(),
+            p50: d.p50.as_secs_f64(),
+            p90: d.p90.as_secs_f64(),
+            p99: d.p99.as_secs_f64(),
+            p999: d.p999.as_secs_f64(),
+            max: d.max.as_secs_f64(),
+        }
+    }
+}
+
+/// One flow, end to end.
+#[derive(Debug, serde::Serialize)]
+pub struct FlowSummary {
+    /// Its name.
+    pub name: String,
+    /// The class of its first hop (`link/class` when the scenario has several links).
+    pub class: String,
+    /// Packets the source emitted.
+    pub packets_sent: u64,
+    /// Their bytes.
+    pub bytes_sent: u64,
+    /// Packets that reached the sink.
+    pub packets_delivered: u64,
+    /// Their bytes.
+    pub bytes_delivered: u64,
+    /// Packets dropped at any port.
+    pub packets_dropped: u64,
+    /// Delivered bits per second of simulated time.
+    pub mean_rate_bps: f64,
+    /// End-to-end delay (creation to arrival at the sink, with propagation), seconds.
+    pub delay_s: DelaySummary,
+    /// What the flow's transport measured at the application's level.
+    pub transport: TransportSummary,
+}
+
+/// A flow's application-level measurements (see [`super::flows`] for the definitions
+/// of start, end, goodput and burst delay). Times are seconds of the run; `null` when
+/// they did not happen.
+#[derive(Debug, serde::Serialize)]
+pub struct TransportSummary {
+    /// `"udp"` or `"tcp"`.
+    pub protocol: &'static str,
+    /// Application bytes delivered (over TCP in order and once each).
+    pub bytes_delivered: u64,
+    /// When the flow sent its first packet.
+    pub start_s: Option<f64>,
+    /// Its completion, or else the arrival of its last delivered byte.
+    pub end_s: Option<f64>,
+    /// `bytes_delivered · 8 / (end − start)`, bit/s.
+    pub goodput_bps: Option<f64>,
+    /// When everything the application wrote was delivered (finite writes only).
+    pub completed_s: Option<f64>,
+    /// Segments sent again (TCP).
+    pub retransmits: u64,
+    /// Retransmission timeouts (TCP).
+    pub timeouts: u64,
+    /// Fast retransmits (TCP).
+    pub fast_retransmits: u64,
+    /// Packets sent along the reverse route (TCP acknowledgements).
+    pub acks_sent: u64,
+    /// Of them, dropped.
+    pub acks_dropped: u64,
+    /// Application bursts begun.
+    pub bursts: u64,
+    /// Of them, completed.
+    pub bursts_completed: u64,
+    /// Mean delay of the completed bursts, seconds.
+    pub mean_burst_delay_s: Option<f64>,
+}
+
+impl TransportSummary {
+    /// The transport summary of `f`.
+    pub fn new(f: &FlowResult) -> TransportSummary {
+        let t = &f.transport;
+        let a = Activity::of(f);
+        TransportSummary {
+            protocol: t.protocol,
+            bytes_delivered: t.bytes_delivered,
+            start_s: a.start.map(|t| t.as_secs_f64()),
+            end_s: a.end.map(|t| t.as_secs_f64()),
+            goodput_bps: a.goodput_bps(),
+            completed_s: t.completed.map(|t| t.as_secs_f64()),
+            retransmits: t.retransmits,
+            timeouts: t.timeouts,
+            fast_retransmits: t.fast_retransmits,
+            acks_sent: f.reverse.sent.packets,
+            acks_dropped: f.reverse.dropped.packets,
+            bursts: t.bursts.len() as u64,
+            bursts_completed: a.bursts_completed,
+            mean_burst_delay_s: a.mean_burst_delay.map(|d| d.as_secs_f64()),
+        }
+    }
+}
+
+impl Summary {
+    /// The summary of `result`, a run of `config` from the scenario named `scenario`.
+    pub fn new(scenario: &str, config: &SimConfig, result: &RunResult) -> Summary {
+        let labels = Labels::new(result);
+        let links = result
+            .links
+            .iter()
+            .zip(quality::link_sharing(config, result))
+            .map(|(l, link_sharing)| LinkSummary {
+                name: l.name.clone(),
+                scheduler: l.scheduler.clone(),
+                rate_bps: l.rate.bps(),
+                link_sharing,
+            })
+            .collect();
+        let classes = result
+            .links
+            .iter()
+            .flat_map(|l| {
+                l.classes.iter().map(move |c| {
+                    let dropped = c.counters.dropped_total();
+                    ClassSummary {
+                        link: l.name.clone(),
+                        name: c.name.clone(),
+                        parent: c
+                            .parent
+                            .and_then(|p| l.classes.get(p.index()))
+                            .map(|p| p.name.clone()),
+                        leaf: c.is_leaf,
+                        packets_sent: c.counters.arrived.packets,
+                        bytes_sent: c.counters.arrived.bytes,
+                        packets_delivered: c.delivered.packets,
+                        bytes_delivered: c.delivered.bytes,
+                        packets_dropped: dropped.packets,
+                        bytes_dropped: dropped.bytes,
+                        drops_by_reason: drops_by_reason(&c.counters),
+                        packets_queued_at_end: c.counters.queued.packets,
+                        mean_rate_bps: c.mean_rate_bps,
+                        delay_s: (&c.delay).into(),
+                    }
+                })
+            })
+            .collect();
+        let flows = result
+            .flows
+            .iter()
+            .map(|f| {
+                let FlowId(i) = f.id;
+                let class = config
+                    .flows
+                    .get(i as usize)
+                    .and_then(|f| f.route.first())
+                    .map_or_else(
+                        || "?".to_owned(),
+                        |hop| labels.class(hop.link.0 as usize, hop.class),
+                    );
+                FlowSummary {
+                    name: f.name.clone(),
+                    class,
+                    packets_sent: f.sent.packets,
+                    bytes_sent: f.sent.bytes,
+                    packets_delivered: f.delivered.packets,
+                    bytes_delivered: f.delivered.bytes,
+                    packets_dropped: f.dropped.packets,
+                    mean_rate_bps: f.mean_rate_bps,
+                    delay_s: (&f.delay).into(),
+                    transport: TransportSummary::new(f),
+                }
+            })
+            .collect();
+        Summary {
+            scenario: scenario.to_owned(),
+            seed: result.seed,
+            duration_s: result.duration.as_secs_f64(),
+            window_s: result.window.as_secs_f64(),
+            delay_records: if result.per_packet_delays() {
+                "per-packet"
+            } else {
+                "histogram"
+            },
+            links,
+            classes,
+            flows,
+        }
+    }
+
+    /// Pretty-printed JSON with a final newline.
+    pub fn to_json(&self) -> Result<String, WriteError> {
+        to_json(self)
+    }
+}
+
+/// `value` as pretty-printed JSON with a final newline.
+pub fn to_json(value: &impl Serialize) -> Result<String, WriteError> {
+    let mut s = serde_json::to_string_pretty(value).map_err(|e| WriteError {
+        what: "cannot serialise the summary".to_owned(),
+        error: std::io::Error::other(e),
+    })?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Packets dropped per reason, on arrival or later.
+pub fn drops_by_reason(c: &Counters) -> DropsByReason {
+    let mut out = [0; DropReason::COUNT];
+    for r in DropReason::ALL {
+        out[r.index()] = c.dropped(r).packets;
+    }
+    DropsByReason(out)
+}

@@ -1,0 +1,423 @@
+//! Running a simulated reproduction: every variant under every scheduler, the outputs
+//! of each run, the overlaid plots, and the measured rates beside the reference.
+//!
+//! A reproduction's scenarios have one link. The rate of a class is measured in every
+//! interval of constant demand ([`crate::reference`]) from the port's per-packet
+//! records, leaving out the first measurement window after the interval starts (the
+//! transition from the previous allocation): over `[start + window, end)`, or the whole
+//! interval if it is not longer than a window. `DIR/<variant>/rates.csv` holds these
+//! numbers, one row per interval, class and scheduler:
+//!
+//! `interval_start_s,interval_end_s,measured_from_s,class,demand_bps,reference_bps,scheduler,measured_bps,error_bps,relative_error`
+//!
+//! (`demand_bps` empty when unbounded; `measured_bps`, `error_bps` empty when the run
+//! kept no per-packet records; `relative_error` empty when the reference is zero;
+//! `error_bps = measured - reference`.)
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use linkshare_core::hierarchy::ClassTree;
+use linkshare_core::sched::SchedulerKind;
+use linkshare_core::units::{Duration, Instant};
+use linkshare_sim::RunResult;
+use linkshare_sim::config::{LinkId, SimConfig};
+use linkshare_sim::result::DelayLog;
+
+use crate::{Options, ReproError, stdout_failure};
+use linkshare_report::quality::{measured_rates, short_secs};
+use linkshare_report::reference::{LinkReference, link_reference};
+use linkshare_report::summary::Summary;
+use linkshare_report::svg::{Dash, LineChart, Series};
+use linkshare_report::table::TextTable;
+use linkshare_report::{Written, csv, files_listing, plots, write_run_with_summary};
+use linkshare_scenario::{self as scenario, Problems, Scenario};
+
+/// One scenario of a reproduction.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    /// Its name (the subdirectory of its outputs); `None` for a reproduction with a
+    /// single scenario.
+    pub name: Option<&'static str>,
+    /// The file under `scenarios/` it was embedded from.
+    pub file: &'static str,
+    /// Its text.
+    pub toml: &'static str,
+}
+
+/// The runs of one variant.
+#[derive(Debug)]
+pub struct VariantRuns {
+    /// The variant.
+    pub variant: Variant,
+    /// Its scenario, times shortened as asked.
+    pub scenario: Scenario,
+    /// The reference allocation of its link.
+    pub reference: LinkReference,
+    /// The window each interval of `reference` is measured over.
+    pub windows: Vec<(Instant, Instant)>,
+    /// Each scheduler that ran, with the rate of every class (by id index) in every
+    /// window, bit/s (`None` when the run kept no per-packet records).
+    pub runs: Vec<(SchedulerKind, Option<Vec<Vec<f64>>>)>,
+    /// The result of each run, in the order of `runs`, by scheduler name.
+    pub results: Vec<(String, RunResult)>,
+    /// The files written.
+    pub written: Written,
+}
+
+impl VariantRuns {
+    /// The class tree of the link.
+    pub fn tree(&self) -> &ClassTree {
+        &self.scenario.config.links[0].classes
+    }
+
+    /// Classes other than the root that have a demand in some interval, in id order.
+    pub fn shown_classes(&self) -> Vec<usize> {
+        (1..self.tree().len())
+            .filter(|&c| self.reference.intervals.iter().any(|iv| iv.demand[c] > 0.0))
+            .collect()
+    }
+}
+
+/// The schedulers of `names` this build has, filtered by `opts`, and the names it does
+/// not have. Fails if that leaves none to run.
+pub fn schedulers(
+    names: &[&'static str],
+    opts: &Options<'_>,
+) -> Result<(Vec<SchedulerKind>, Vec<&'static str>), ReproError> {
+    let mut kinds = Vec::new();
+    let mut missing = Vec::new();
+    for &name in names {
+        match name.parse::<SchedulerKind>() {
+            Ok(k) if opts.only.as_ref().is_none_or(|o| o.contains(&k)) => kinds.push(k),
+            Ok(_) => {}
+            Err(_) => missing.push(name),
+        }
+    }
+    if kinds.is_empty() {
+        return Err(ReproError::Problems(Problems::option(
+            "--schedulers",
+            "none of the schedulers asked for is one this reproduction runs".to_owned(),
+            format!("choose among {}", names.join(", ")),
+        )));
+    }
+    Ok((kinds, missing))
+}
+
+/// Loads a variant's scenario and divides its times by `shorten`.
+pub fn load(variant: &Variant, shorten: u32) -> Result<Scenario, ReproError> {
+    let mut s = scenario::load_str(
+        variant.toml,
+        &format!("{} (built in)", variant.file),
+        Path::new("."),
+    )
+    .map_err(|p| ReproError::Internal(format!("the built-in {} is invalid:\n{p}", variant.file)))?;
+    shorten_times(&mut s.config, shorten);
+    Ok(s)
+}
+
+/// Divides the duration, the measurement window and every ON interval's ends by `n`
+/// (nanoseconds rounded down). Sources' own parameters are left alone.
+pub fn shorten_times(config: &mut SimConfig, n: u32) {
+    let n = u64::from(n.max(1));
+    config.duration = Duration(config.duration.0 / n);
+    config.measure.window = Duration((config.measure.window.0 / n).max(1));
+    for f in &mut config.flows {
+        for iv in &mut f.schedule.on {
+            *iv = (Instant(iv.0.0 / n), Instant(iv.1.0 / n));
+        }
+    }
+}
+
+/// Runs `variant` under each of `kinds`, writing to `dir`: each run's outputs in
+/// `dir/<scheduler>/`, and `compare.csv`, `throughput.svg`, `delay_cdf.svg`,
+/// `reference.svg` and `rates.csv` in `dir`.
+pub fn run_variant(
+    variant: Variant,
+    kinds: &[SchedulerKind],
+    opts: &Options<'_>,
+    dir: &Path,
+) -> Result<VariantRuns, ReproError> {
+    let scenario = load(&variant, opts.shorten)?;
+    let reference = link_reference(&scenario.config, LinkId(0));
+    let settle = scenario.config.measure.window;
+    let windows: Vec<(Instant, Instant)> = reference
+        .intervals
+        .iter()
+        .map(|iv| {
+            let from = iv.start.saturating_add(settle);
+            (if from < iv.end { from } else { iv.start }, iv.end)
+        })
+        .collect();
+    let mut written = Written::default();
+    let mut results: Vec<(String, RunResult)> = Vec::new();
+    let mut runs = Vec::new();
+    for &kind in kinds {
+        let mut s = scenario.clone();
+        s.set_scheduler(kind, "repro")?;
+        let result = s
+            .simulate(&format!("{} under {kind}", scenario.name), opts.progress)
+            .map_err(|e| ReproError::Simulator(e.to_string()))?;
+        let summary = Summary::new(&s.name, &s.config, &result);
+        let files = write_run_with_summary(&dir.join(kind.name()), &result, &summary)?;
+        written.files.extend(files.files);
+        let rates = match &result.links[0].delay_log {
+            DelayLog::Packets(records) => Some(measured_rates(
+                &s.config.links[0].classes,
+                records,
+                &windows,
+            )),
+            DelayLog::Histogram { .. } => None,
+        };
+        runs.push((kind, rates));
+        results.push((kind.name().to_owned(), result));
+    }
+    let mut out = VariantRuns {
+        variant,
+        scenario,
+        reference,
+        windows,
+        runs,
+        results,
+        written,
+    };
+    let title = out.scenario.name.clone();
+    out.written
+        .write(dir, "compare.csv", csv::compare(&out.results).as_bytes())?;
+    let throughput = plots::compare_throughput(&title, &out.results).render();
+    out.written
+        .write(dir, "throughput.svg", throughput.as_bytes())?;
+    let cdf = plots::compare_delay_cdf(&title, &out.results).render();
+    out.written.write(dir, "delay_cdf.svg", cdf.as_bytes())?;
+    let reference = reference_chart(&title, &out).render();
+    out.written
+        .write(dir, "reference.svg", reference.as_bytes())?;
+    let rates = rates_csv(&out);
+    out.written.write(dir, "rates.csv", rates.as_bytes())?;
+    Ok(out)
+}
+
+/// The reference rate of every class with a demand over time: leaves solid, interior
+/// classes dashed.
+fn reference_chart(title: &str, v: &VariantRuns) -> LineChart {
+    let mut chart = LineChart::new(
+        format!("Reference (HMM-fair) allocation: {title}"),
+        "time (s)",
+        "rate (Mbit/s)",
+    );
+    chart.y_axis.include_zero = true;
+    chart.x_axis.range = Some((0.0, v.scenario.config.duration.as_secs_f64()));
+    let tree = v.tree();
+    for (k, c) in v.shown_classes().into_iter().enumerate() {
+        let mut points: Vec<(f64, f64)> = v
+            .reference
+            .intervals
+            .iter()
+            .map(|iv| (iv.start.as_secs_f64(), iv.rate[c] / 1e6))
+            .collect();
+        if let Some(last) = v.reference.intervals.last() {
+            points.push((last.end.as_secs_f64(), last.rate[c] / 1e6));
+        }
+        let class = &tree.classes()[c];
+        let mut s = Series::steps(class.name(), points);
+        s.colour = Some(k);
+        s.dash = Some(if class.is_leaf() {
+            Dash::Solid
+        } else {
+            Dash::Dashed
+        });
+        chart.series.push(s);
+    }
+    chart
+}
+
+/// `rates.csv` (see the [module docs](self)).
+fn rates_csv(v: &VariantRuns) -> String {
+    let mut s = String::from(
+        "interval_start_s,interval_end_s,measured_from_s,class,demand_bps,reference_bps,\
+         scheduler,measured_bps,error_bps,relative_error\n",
+    );
+    let tree = v.tree();
+    for (k, iv) in v.reference.intervals.iter().enumerate() {
+        for c in tree.classes() {
+            let i = c.id.index();
+            let reference = iv.rate[i];
+            let demand = if iv.demand[i].is_finite() {
+                format!("{:.3}", iv.demand[i])
+            } else {
+                String::new()
+            };
+            for (kind, rates) in &v.runs {
+                let measured = rates.as_ref().map(|r| r[k][i]);
+                let _ = writeln!(
+                    s,
+                    "{},{},{},{},{demand},{reference:.3},{kind},{},{},{}",
+                    iv.start.as_secs_f64(),
+                    iv.end.as_secs_f64(),
+                    v.windows[k].0.as_secs_f64(),
+                    c.name(),
+                    measured.map_or(String::new(), |m| format!("{m:.3}")),
+                    measured.map_or(String::new(), |m| format!("{:.3}", m - reference)),
+                    measured
+                        .filter(|_| reference > 0.0)
+                        .map_or(String::new(), |m| format!(
+                            "{:.6}",
+                            (m - reference) / reference
+                        )),
+                );
+            }
+        }
+    }
+    s
+}
+
+/// `[a, b) s` for an interval.
+pub fn span(start: Instant, end: Instant) -> String {
+    format!(
+        "[{}, {}) s",
+        short_secs(start.as_secs_f64()),
+        short_secs(end.as_secs_f64())
+    )
+}
+
+/// The table of a variant: one row per interval and shown class, its reference rate,
+/// and for each scheduler the measured rate and the relative error (Mbit/s, %).
+/// Intervals without any demand are left out.
+pub fn rates_table(v: &VariantRuns) -> TextTable {
+    let mut t = TextTable {
+        header: ["interval", "class", "reference"]
+            .map(str::to_owned)
+            .to_vec(),
+        ..TextTable::default()
+    };
+    for (j, (kind, _)) in v.runs.iter().enumerate() {
+        t.groups.push((kind.name().to_owned(), 3 + 2 * j, 2));
+        t.header.extend(["Mbit/s", "err %"].map(str::to_owned));
+    }
+    let tree = v.tree();
+    let shown = v.shown_classes();
+    for (k, iv) in v.reference.intervals.iter().enumerate() {
+        if shown.iter().all(|&c| iv.demand[c] == 0.0) {
+            continue;
+        }
+        for (n, &c) in shown.iter().enumerate() {
+            let label = if n == 0 {
+                span(iv.start, iv.end)
+            } else {
+                String::new()
+            };
+            let depth = tree.classes()[c].depth as usize;
+            let mut row = vec![
+                label,
+                format!("{}{}", "  ".repeat(depth - 1), tree.classes()[c].name()),
+                format!("{:.3}", iv.rate[c] / 1e6),
+            ];
+            for (_, rates) in &v.runs {
+                match rates {
+                    Some(r) => {
+                        let m = r[k][c];
+                        row.push(format!("{:.3}", m / 1e6));
+                        row.push(if iv.rate[c] > 0.0 {
+                            format!("{:+.2}", (m - iv.rate[c]) / iv.rate[c] * 100.0)
+                        } else {
+                            "-".to_owned()
+                        });
+                    }
+                    None => row.extend(["n/a", "n/a"].map(str::to_owned)),
+                }
+            }
+            t.rows.push(row);
+        }
+    }
+    t
+}
+
+/// The largest `|measured - reference|` of any shown class in any interval, bit/s, per
+/// scheduler that measured.
+pub fn worst_errors(v: &VariantRuns) -> Vec<(SchedulerKind, Option<f64>)> {
+    let shown = v.shown_classes();
+    v.runs
+        .iter()
+        .map(|(kind, rates)| {
+            let worst = rates.as_ref().map(|r| {
+                v.reference
+                    .intervals
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(k, iv)| shown.iter().map(move |&c| (r[k][c] - iv.rate[c]).abs()))
+                    .fold(0.0, f64::max)
+            });
+            (*kind, worst)
+        })
+        .collect()
+}
+
+/// Prints a variant: its rates table, the largest deviations, and the files written.
+pub fn print_variant(out: &mut dyn Write, v: &VariantRuns) -> Result<(), ReproError> {
+    let link = v.scenario.config.links[0].rate.bps() as f64;
+    let settle = v.scenario.config.measure.window;
+    let mut text = format!(
+        "reference (HMM-fair) and measured rates per interval of constant demand, Mbit/s; \
+         measured from {} s after each change (one measurement window)\n",
+        short_secs(settle.as_secs_f64())
+    );
+    text.push_str(&rates_table(v).render());
+    let worst: Vec<String> = worst_errors(v)
+        .into_iter()
+        .map(|(kind, w)| match w {
+            Some(w) => format!(
+                "{kind} {:.3} Mbit/s ({:.2}% of the link)",
+                w / 1e6,
+                w / link * 100.0
+            ),
+            None => format!("{kind} n/a (no per-packet records)"),
+        })
+        .collect();
+    let _ = writeln!(
+        text,
+        "largest deviation from the reference: {}",
+        worst.join(", ")
+    );
+    out.write_all(text.as_bytes()).map_err(stdout_failure)
+}
+
+/// Prints `lines`, one per line: a reproduction's header (what the paper claims, what
+/// was reconstructed).
+pub fn header(out: &mut dyn Write, lines: &[&str]) -> Result<(), ReproError> {
+    for l in lines {
+        writeln!(out, "{l}").map_err(stdout_failure)?;
+    }
+    Ok(())
+}
+
+/// Prints the files written by `runs`, grouped by directory.
+pub fn footer(out: &mut dyn Write, runs: &[VariantRuns]) -> Result<(), ReproError> {
+    let files: Vec<_> = runs
+        .iter()
+        .flat_map(|v| v.written.files.iter().cloned())
+        .collect();
+    write!(out, "\nfiles written:\n{}", files_listing(&files)).map_err(stdout_failure)
+}
+
+/// The directory of a variant's outputs: `opts.out/<name>`, or `opts.out` for a
+/// reproduction without variants.
+pub fn variant_dir(opts: &Options<'_>, v: &Variant) -> std::path::PathBuf {
+    match v.name {
+        Some(name) => opts.out.join(name),
+        None => opts.out.to_path_buf(),
+    }
+}
+
+/// Prints the schedulers the reproduction needs that this build lacks.
+pub fn print_missing(out: &mut dyn Write, missing: &[&str]) -> Result<(), ReproError> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "not available yet in this build: {} (left out of the comparison)",
+        missing.join(", ")
+    )
+    .map_err(stdout_failure)
+}

@@ -1,0 +1,181 @@
+//! linkshare-repro: the results of the papers, reproduced (`linkshare repro NAME`), and
+//! the multi-run workflows they are made of ([`compare`], the [`demo`]).
+//!
+//! It sits above the scenario loader (`linkshare-scenario`) and the report writers
+//! (`linkshare-report`); the faces (the command line, later the Python module) parse
+//! their arguments, call it and print what it returns.
+//!
+//! Every reproduction prints the paper's expectation (or the reference allocation)
+//! beside our measurement with the error, and says what had to be reconstructed because
+//! the paper does not give it. Simulated ones embed their scenarios (from `scenarios/`)
+//! in the binary, run every scheduler the paper compares (a scheduler this build does
+//! not have yet is reported as not available), and write to `DIR` (default
+//! `./linkshare-out/repro/NAME/`):
+//!
+//! * `DIR/<variant>/<scheduler>/`: the outputs of `linkshare run` (`DIR/<scheduler>/`
+//!   for a reproduction without variants);
+//! * `DIR/<variant>/`: `compare.csv`, the overlaid `throughput.svg` and `delay_cdf.svg`
+//!   of every scheduler, `reference.svg` (the reference allocation over time), and
+//!   `rates.csv`, the table the terminal shows (see [`experiment`]).
+//!
+//! Analytic ones write their table as CSV to `DIR`.
+
+mod analytic;
+pub mod compare;
+pub mod demo;
+pub mod experiment;
+mod fsc;
+mod hfsc;
+mod hls;
+pub mod tcp;
+
+use std::path::Path;
+
+use linkshare_core::sched::SchedulerKind;
+
+use std::fmt;
+
+use linkshare_report::WriteError;
+use linkshare_scenario::{Problems, Progress};
+
+/// Why a reproduction could not run.
+#[derive(Debug)]
+pub enum ReproError {
+    /// The options ask for something the reproduction cannot do (for example none of
+    /// its schedulers).
+    Problems(Problems),
+    /// A file or the report could not be written.
+    Write(WriteError),
+    /// The simulator refused a scenario (its message names the flow, link or hop).
+    Simulator(String),
+    /// A bug in linkshare: a built-in scenario is invalid, or a run lacks what the
+    /// reproduction measures.
+    Internal(String),
+}
+
+impl fmt::Display for ReproError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReproError::Problems(p) => write!(f, "{p}"),
+            ReproError::Write(e) => write!(f, "{e}"),
+            ReproError::Simulator(m) => write!(f, "the simulator cannot run this scenario: {m}"),
+            ReproError::Internal(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for ReproError {}
+
+impl From<Problems> for ReproError {
+    fn from(p: Problems) -> ReproError {
+        ReproError::Problems(p)
+    }
+}
+
+impl From<WriteError> for ReproError {
+    fn from(e: WriteError) -> ReproError {
+        ReproError::Write(e)
+    }
+}
+
+/// How a reproduction runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'a> {
+    /// Where its files go.
+    pub out: &'a Path,
+    /// Only these schedulers (all of the reproduction's when `None`).
+    pub only: Option<&'a [SchedulerKind]>,
+    /// Every time is divided by this (at least 1): rates stay the same, intervals get
+    /// shorter (simulated reproductions), for a quick look.
+    pub shorten: u32,
+    /// Where the simulated runs report how far they got.
+    pub progress: &'a dyn Progress,
+}
+
+/// One reproduction.
+#[derive(Clone, Copy, Debug)]
+pub struct Repro {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// What it reproduces, one line.
+    pub about: &'static str,
+    /// Runs it, printing to `out`.
+    pub run: fn(&Options<'_>, &mut dyn std::io::Write) -> Result<(), ReproError>,
+}
+
+/// Every reproduction, in the order they are listed.
+pub const ALL: &[Repro] = &[
+    Repro {
+        name: "hls-bounds",
+        about: "HLS paper §VI-VII: alpha and gamma of HLS and HDRR for Fig. 1 (analytic)",
+        run: analytic::hls_bounds,
+    },
+    Repro {
+        name: "hls-table2",
+        about: "HLS paper Table II: transmission gaps of binary trees, l = 4..11 (analytic)",
+        run: analytic::hls_table2,
+    },
+    Repro {
+        name: "hls-exp1",
+        about: "HLS paper §VIII-B: leaves of Fig. 1 going idle one after another",
+        run: hls::exp1,
+    },
+    Repro {
+        name: "hls-exp2",
+        about: "HLS paper §VIII-C: isolation of guarantees, variants L, M, H",
+        run: hls::exp2,
+    },
+    Repro {
+        name: "hls-exp3",
+        about: "HLS paper §VIII-D: on-off classes; is the allocation unique?",
+        run: hls::exp3,
+    },
+    Repro {
+        name: "hfsc-delay",
+        about: "H-FSC paper Figs. 10, 11: audio and video delays under H-FSC and H-WF2Q+",
+        run: hfsc::delay,
+    },
+    Repro {
+        name: "hfsc-linkshare",
+        about: "H-FSC paper Fig. 12: an ON-OFF session's share goes to its siblings",
+        run: hfsc::linkshare,
+    },
+    Repro {
+        name: "sced-vs-fsc",
+        about: "H-FSC paper Fig. 3, FSC paper Figs. 3, 4: SCED starves, FSC shares",
+        run: fsc::sced_vs_fsc,
+    },
+    Repro {
+        name: "fsc-burst",
+        about: "FSC paper Fig. 5: burst delay against the preferred burst size (PBS)",
+        run: fsc::burst,
+    },
+    Repro {
+        name: "tcp-fairness",
+        about: "8 greedy NewReno flows through 100 Mbit/s: utilisation, Jain's index (fifo, drr)",
+        run: tcp::fairness,
+    },
+];
+
+/// The reproduction named `name`.
+pub fn find(name: &str) -> Option<&'static Repro> {
+    ALL.iter().find(|r| r.name == name)
+}
+
+/// The list printed when no or an unknown name is given.
+pub fn listing() -> String {
+    let width = ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    let mut s = String::new();
+    for r in ALL {
+        s.push_str(&format!("  {:<width$}  {}\n", r.name, r.about));
+    }
+    s
+}
+
+/// A failure writing the printed report.
+fn stdout_failure(error: std::io::Error) -> ReproError {
+    ReproError::Write(WriteError {
+        what: "cannot write the report".to_owned(),
+        error,
+    })
+}

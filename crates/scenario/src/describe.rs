@@ -1,0 +1,308 @@
+//! A short human description of a loaded scenario: links with their class trees drawn
+//! as trees, and flows with their sources and schedules.
+
+use std::fmt::Write as _;
+
+use linkshare_core::buffer::Overflow;
+use linkshare_core::curve::ServiceCurve;
+use linkshare_core::hierarchy::{Class, ClassId, ClassTree, Limit};
+use linkshare_core::units::{Bytes, Duration, Instant};
+use linkshare_sim::config::{Hop, Schedule, SourceConfig, TcpConfig, TcpVariant, Transport};
+
+use crate::Scenario;
+
+/// The description, several lines, ending with a newline.
+pub fn describe(s: &Scenario) -> String {
+    let c = &s.config;
+    let mut out = String::new();
+    let _ = writeln!(out, "scenario `{}` ({})", s.name, s.file);
+    if let Some(d) = &s.description {
+        for line in d.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  duration {}, seed {}, window {}",
+        c.duration, c.seed, c.measure.window
+    );
+    for link in &c.links {
+        let node = |i: u32| c.nodes.get(i as usize).map_or("?", |n| n.name.as_str());
+        let buffer = match link.buffer.shared {
+            None => "no shared limit".to_owned(),
+            Some(l) => {
+                let overflow = match link.buffer.overflow {
+                    Overflow::TailDrop => "tail-drop",
+                    Overflow::PushOutLongest => "push-out",
+                };
+                format!("shared limit {}, {overflow}", limit(l))
+            }
+        };
+        let _ = writeln!(
+            out,
+            "\nlink `{}` {} -> {}: {}, delay {}, overhead {}, scheduler {}, buffer: {buffer}",
+            link.name,
+            node(link.from.0),
+            node(link.to.0),
+            link.rate,
+            link.delay,
+            link.overhead,
+            link.scheduler.kind()
+        );
+        let mut lines = Vec::new();
+        tree(&mut lines, &link.classes, ClassId::ROOT, "  ", "");
+        let width = lines
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (label, params) in lines {
+            let line = format!("{label:<width$}  {params}");
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+    }
+    let _ = writeln!(out, "\nflows:");
+    // The single-link form's acknowledgement link does not make it a topology.
+    let multi = s.link_notes.iter().filter(|n| !n.ack_path).count() > 1;
+    let hops = |hops: &[Hop]| -> String {
+        let names: Vec<String> = hops
+            .iter()
+            .map(|h| {
+                let link = &c.links[h.link.0 as usize];
+                let class = link.classes.get(h.class).name();
+                if multi || h.link.0 > 0 {
+                    format!("{}/{class}", link.name)
+                } else {
+                    class.to_owned()
+                }
+            })
+            .collect();
+        names.join(" -> ")
+    };
+    for f in &c.flows {
+        let _ = writeln!(
+            out,
+            "  {} -> {}: {}; {}",
+            f.name,
+            hops(&f.route),
+            source(&f.source),
+            schedule(&f.schedule, c.duration)
+        );
+        if let Transport::Tcp(t) = &f.transport {
+            let _ = writeln!(
+                out,
+                "    {}; acknowledgements via {}",
+                tcp(t),
+                hops(&f.reverse)
+            );
+        }
+    }
+    out
+}
+
+/// A TCP configuration in one line.
+fn tcp(t: &TcpConfig) -> String {
+    let variant = match t.variant {
+        TcpVariant::NewReno => "NewReno",
+        TcpVariant::Reno => "Reno",
+    };
+    let initial = t
+        .initial_window
+        .map_or_else(|| "RFC 5681".to_owned(), |n| format!("{n} segments"));
+    let delayed = t
+        .delayed_ack
+        .map_or_else(|| "off".to_owned(), |d| d.to_string());
+    format!(
+        "TCP {variant}, mss {}, header {}, window {}, initial window {initial}, RTO {} to {} \
+         (initial {}, clock {}), delayed ACKs {delayed}, handshake {}{}",
+        Bytes(u64::from(t.mss)),
+        Bytes(u64::from(t.header)),
+        Bytes(t.window),
+        t.min_rto,
+        t.max_rto,
+        t.initial_rto,
+        t.granularity,
+        if t.handshake { "on" } else { "off" },
+        if t.trace { ", traced" } else { "" }
+    )
+}
+
+/// The lines of the subtree of `id` as (tree drawing and name, parameters): `lead`
+/// before every line, `branch` before this class.
+fn tree(out: &mut Vec<(String, String)>, t: &ClassTree, id: ClassId, lead: &str, branch: &str) {
+    let class = t.get(id);
+    out.push((format!("{lead}{branch}{}", class.name()), params(class)));
+    let child_lead = match branch {
+        "" => lead.to_owned(),
+        "├── " => format!("{lead}│   "),
+        _ => format!("{lead}    "),
+    };
+    let n = class.children.len();
+    for (i, &child) in class.children.iter().enumerate() {
+        let b = if i + 1 == n {
+            "└── "
+        } else {
+            "├── "
+        };
+        tree(out, t, child, &child_lead, b);
+    }
+}
+
+/// The parameters written for a class (the root shows none: the link line has them).
+fn params(c: &Class) -> String {
+    if c.parent.is_none() {
+        return String::new();
+    }
+    let s = &c.spec;
+    let mut p: Vec<String> = Vec::new();
+    if let Some(w) = s.weight {
+        p.push(format!("weight {w}"));
+    }
+    if let Some(x) = s.priority {
+        p.push(format!("priority {x}"));
+    }
+    for (name, v) in [("rate", s.rate), ("ceil", s.ceil)] {
+        if let Some(v) = v {
+            p.push(format!("{name} {v}"));
+        }
+    }
+    for (name, v) in [
+        ("burst", s.burst),
+        ("cburst", s.cburst),
+        ("quantum", s.quantum),
+        ("max_packet", s.max_packet),
+    ] {
+        if let Some(v) = v {
+            p.push(format!("{name} {v}"));
+        }
+    }
+    for (name, v) in [("rt", s.rt), ("ls", s.ls), ("ul", s.ul)] {
+        if let Some(v) = v {
+            p.push(format!("{name} {}", curve(&v)));
+        }
+    }
+    if let Some(l) = s.limit {
+        p.push(format!("limit {}", limit(l)));
+    }
+    p.join(", ")
+}
+
+fn curve(c: &ServiceCurve) -> String {
+    if c.m1 == c.m2 || c.d == Duration::ZERO {
+        format!("{}", c.m2)
+    } else {
+        format!("(m1 {}, d {}, m2 {})", c.m1, c.d, c.m2)
+    }
+}
+
+fn limit(l: Limit) -> String {
+    match l {
+        Limit::Packets(n) => format!("{n} packets"),
+        Limit::Bytes(b) => format!("{b}"),
+    }
+}
+
+fn size(n: u32) -> Bytes {
+    Bytes(u64::from(n))
+}
+
+/// One line for a source.
+pub fn source(s: &SourceConfig) -> String {
+    match s {
+        SourceConfig::Cbr { rate, size: n } => format!("CBR {rate}, {} packets", size(*n)),
+        SourceConfig::Poisson { rate, size: n } => {
+            format!("Poisson, mean {rate}, {} packets", size(*n))
+        }
+        SourceConfig::PeriodicOnOff {
+            burst,
+            peak,
+            period,
+            size: n,
+        } => format!(
+            "periodic ON-OFF, {burst} packet{} of {} at {peak} every {period}",
+            if *burst == 1 { "" } else { "s" },
+            size(*n)
+        ),
+        SourceConfig::ExpOnOff {
+            peak,
+            mean_on,
+            mean_off,
+            size: n,
+        } => format!(
+            "exponential ON-OFF, {peak} while on, mean on {mean_on}, mean off {mean_off}, {} packets",
+            size(*n)
+        ),
+        SourceConfig::Markov2 {
+            rates,
+            mean_sojourn,
+            size: n,
+        } => format!(
+            "two-state MMPP, {} / {} with mean sojourns {} / {}, {} packets",
+            rates[0],
+            rates[1],
+            mean_sojourn[0],
+            mean_sojourn[1],
+            size(*n)
+        ),
+        SourceConfig::ParetoOnOff {
+            peak,
+            mean_on,
+            mean_off,
+            shape,
+            size: n,
+        } => format!(
+            "Pareto ON-OFF (shape {shape}), {peak} while on, mean on {mean_on}, mean off {mean_off}, {} packets",
+            size(*n)
+        ),
+        SourceConfig::Greedy { size: n, backlog } => {
+            format!("greedy, {} packets, keeps {backlog} queued", size(*n))
+        }
+        SourceConfig::Trace { records } => {
+            let bytes: u64 = records.iter().map(|r| u64::from(r.size)).sum();
+            let span = records.last().map_or(Duration::ZERO, |r| r.at);
+            format!(
+                "trace of {} packets ({}) over {span}",
+                records.len(),
+                Bytes(bytes)
+            )
+        }
+        SourceConfig::Ftp { bytes: None, .. } => "FTP, endless".to_owned(),
+        SourceConfig::Ftp { bytes: Some(b), .. } => {
+            format!("FTP, {} per ON interval", Bytes(*b))
+        }
+        SourceConfig::Telnet { size: n, mean_gap } => {
+            format!("Telnet, {} packets, mean gap {mean_gap}", size(*n))
+        }
+        SourceConfig::Www { load, lengths, .. } => {
+            let mean = lengths.iter().sum::<u64>() / lengths.len().max(1) as u64;
+            format!(
+                "web transfers at {load} offered, {} lengths, mean {}",
+                lengths.len(),
+                Bytes(mean)
+            )
+        }
+        SourceConfig::Video {
+            frames, interval, ..
+        } => {
+            let bytes: u64 = frames.iter().map(|&f| u64::from(f)).sum();
+            format!(
+                "video, {} frames ({}) every {interval}",
+                frames.len(),
+                Bytes(bytes)
+            )
+        }
+    }
+}
+
+/// `always on`, or the ON intervals.
+pub fn schedule(s: &Schedule, duration: Duration) -> String {
+    let end = Instant::ZERO.saturating_add(duration);
+    if s.on.len() == 1 && s.on[0] == (Instant::ZERO, end) {
+        return "always on".to_owned();
+    }
+    let parts: Vec<String> =
+        s.on.iter()
+            .map(|(a, b)| format!("[{}, {})", Duration(a.as_nanos()), Duration(b.as_nanos())))
+            .collect();
+    format!("on {}", parts.join(" "))
+}

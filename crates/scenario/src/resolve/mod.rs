@@ -1,0 +1,488 @@
+//! From the read definitions to a [`SimConfig`]: class trees, node and link names,
+//! routes, schedules and traces, checking every cross-reference.
+
+mod flow;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
+use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
+use linkshare_core::units::Duration;
+use linkshare_sim::config::{
+    FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, SimConfig,
+};
+
+use super::best_effort::{self, BestEffort};
+use super::format::{ClassDef, Document, Form, Header, LinkDef, TransportDef};
+use super::problem::{Problem, did_you_mean};
+use super::reader::{Ctx, Sp, Span};
+use super::{Layout, LinkNotes, Scenario};
+use flow::{Env, TraceCache, build_flow};
+
+/// At most this many measurement windows per run (`duration / window`).
+const MAX_WINDOWS: u64 = 1_000_000;
+
+/// Names of the nodes and link of the single-link form.
+const SINGLE_NODES: [&str; 2] = ["src", "dst"];
+pub use linkshare_sim::config::{SINGLE_LINK, SINGLE_REVERSE_LINK};
+/// The only class of [`SINGLE_REVERSE_LINK`].
+pub const ACK_CLASS: &str = "ack";
+
+/// A link whose class tree was built.
+struct BuiltLink<'d> {
+    def: &'d LinkDef,
+    name: String,
+    tree: Arc<ClassTree>,
+    scheduler: SchedulerKind,
+    from: Option<NodeId>,
+    to: Option<NodeId>,
+    notes: LinkNotes,
+}
+
+/// Builds the scenario; `None` when problems were reported to `ctx`.
+pub(crate) fn build(
+    ctx: &mut Ctx<'_>,
+    doc: &Document,
+    base_dir: &Path,
+    file: &str,
+) -> Option<Scenario> {
+    let header = doc.header.as_ref();
+    let default_scheduler = header.and_then(|h| h.scheduler.as_ref());
+    if let Some(h) = header {
+        check_windows(ctx, h);
+    }
+    let tcp_flows = doc.flows.iter().any(|f| {
+        f.transport
+            .as_ref()
+            .is_some_and(|t| t.value == TransportDef::Tcp)
+    });
+    let reverse_def = match &doc.form {
+        Form::Single(link) => reverse_link_def(ctx, link, tcp_flows),
+        _ => None,
+    };
+    let mut ack_hop = None;
+    let (nodes, links, layout) = match &doc.form {
+        Form::Single(link) => {
+            let nodes = SINGLE_NODES.iter().map(|&n| n.to_owned()).collect();
+            let built = build_link(ctx, link, SINGLE_LINK.to_owned(), default_scheduler);
+            let mut links: Vec<BuiltLink<'_>> = built
+                .map(|mut b| {
+                    b.from = Some(NodeId(0));
+                    b.to = Some(NodeId(1));
+                    b
+                })
+                .into_iter()
+                .collect();
+            if let Some(def) = &reverse_def
+                && let Some(mut b) = build_link(ctx, def, SINGLE_REVERSE_LINK.to_owned(), None)
+            {
+                b.from = Some(NodeId(1));
+                b.to = Some(NodeId(0));
+                b.notes.ack_path = true;
+                ack_hop = b.tree.id_of(ACK_CLASS).map(|class| Hop {
+                    link: LinkId(links.len() as u32),
+                    class,
+                });
+                links.push(b);
+            }
+            (nodes, links, Layout::SingleLink)
+        }
+        Form::Topology { nodes, links } => {
+            let names = unique(ctx, nodes, "node", "node");
+            let link_names: Vec<Sp<String>> = links.iter().filter_map(|l| l.name.clone()).collect();
+            unique(ctx, &link_names, "links", "link");
+            let built = links
+                .iter()
+                .filter_map(|l| {
+                    let name = l.name.as_ref()?.value.clone();
+                    let mut b = build_link(ctx, l, name, default_scheduler)?;
+                    b.from = endpoint(ctx, &names, l, l.from.as_ref(), "from");
+                    b.to = endpoint(ctx, &names, l, l.to.as_ref(), "to");
+                    if let (Some(f), Some(t)) = (b.from, b.to)
+                        && f == t
+                    {
+                        let span = l.to.as_ref().map_or(l.span.clone(), |t| t.span.clone());
+                        ctx.report(
+                            &span,
+                            &format!("{}.to", l.path),
+                            format!(
+                                "the link goes from node `{}` to itself",
+                                names[f.0 as usize]
+                            ),
+                            "give `to` another node",
+                        );
+                    }
+                    Some(b)
+                })
+                .collect();
+            (names, built, Layout::Topology)
+        }
+        Form::Broken => (Vec::new(), Vec::new(), Layout::SingleLink),
+    };
+    let flow_names: Vec<Sp<String>> = doc.flows.iter().filter_map(|f| f.name.clone()).collect();
+    unique(ctx, &flow_names, "flow", "flow");
+    let mut traces = TraceCache::default();
+    let env = Env {
+        links: &links,
+        nodes: &nodes,
+        layout,
+        header,
+        base_dir,
+        tcp: &doc.tcp,
+        ack_hop,
+    };
+    let flows: Vec<FlowConfig> = doc
+        .flows
+        .iter()
+        .filter_map(|f| build_flow(ctx, f, &env, &mut traces))
+        .collect();
+    if !ctx.problems.is_empty() {
+        return None;
+    }
+    let header = header?;
+    let link_notes = links.iter().map(|b| b.notes.clone()).collect();
+    let config = SimConfig {
+        seed: header.seed,
+        duration: header.duration.as_ref()?.value,
+        nodes: nodes.into_iter().map(|name| NodeConfig { name }).collect(),
+        links: links
+            .into_iter()
+            .map(|b| {
+                Some(LinkConfig {
+                    name: b.name,
+                    from: b.from?,
+                    to: b.to?,
+                    rate: b.def.rate.as_ref()?.value,
+                    delay: b.def.delay,
+                    overhead: b.def.overhead,
+                    classes: b.tree,
+                    scheduler: b.scheduler.into(),
+                    buffer: b.def.buffer,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?,
+        flows,
+        measure: MeasureConfig {
+            window: header.window.value,
+            ..MeasureConfig::default()
+        },
+    };
+    Some(Scenario {
+        name: header.name.as_ref()?.value.clone(),
+        description: header.description.clone(),
+        file: file.to_owned(),
+        layout,
+        config,
+        link_notes,
+    })
+}
+
+/// The definition of the single-link form's [`SINGLE_REVERSE_LINK`], when a flow is
+/// TCP: `[link] reverse`'s rate, delay, overhead and buffer, each defaulting to
+/// `[link]`'s (the buffer to none), FIFO, one class [`ACK_CLASS`]. Reports a `reverse`
+/// given without TCP flows.
+fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Option<LinkDef> {
+    if !tcp_flows {
+        if let Some(r) = &link.reverse {
+            ctx.report(
+                &r.span,
+                "link.reverse",
+                "`reverse` shapes the path of TCP acknowledgements, and no flow is TCP",
+                "remove it, or make a flow TCP with transport = \"tcp\"",
+            );
+        }
+        return None;
+    }
+    let r = link.reverse.as_ref();
+    let span = r.map_or(link.span.clone(), |r| r.span.clone());
+    let named = |name: &str| {
+        Some(Sp {
+            value: name.to_owned(),
+            span: span.clone(),
+        })
+    };
+    Some(LinkDef {
+        path: "link.reverse".to_owned(),
+        span: span.clone(),
+        name: named(SINGLE_REVERSE_LINK),
+        from: named(SINGLE_NODES[1]),
+        to: named(SINGLE_NODES[0]),
+        rate: r.and_then(|r| r.rate.clone()).or_else(|| link.rate.clone()),
+        delay: r.and_then(|r| r.delay).unwrap_or(link.delay),
+        overhead: r.and_then(|r| r.overhead).unwrap_or(link.overhead),
+        scheduler: Some(Sp {
+            value: SchedulerKind::Fifo,
+            span: span.clone(),
+        }),
+        buffer: r.map(|r| r.buffer).unwrap_or_default(),
+        best_effort: None,
+        classes: vec![ClassDef {
+            path: "link.reverse.class[0]".to_owned(),
+            spec: ClassSpec::new(ACK_CLASS, None),
+            rt_burst: None,
+        }],
+        reverse: None,
+    })
+}
+
+/// The number of windows must stay reasonable: every leaf keeps one sample per window.
+fn check_windows(ctx: &mut Ctx<'_>, h: &Header) {
+    let (Some(d), w) = (&h.duration, &h.window) else {
+        return;
+    };
+    if w.value == Duration::ZERO {
+        return;
+    }
+    let windows = d.value.as_nanos().div_ceil(w.value.as_nanos());
+    if windows > MAX_WINDOWS {
+        ctx.report(
+            &w.span,
+            "scenario.window",
+            format!(
+                "a window of {} over a duration of {} makes {windows} windows, above the limit of {MAX_WINDOWS}",
+                w.value, d.value
+            ),
+            format!(
+                "lengthen the window to at least {}",
+                Duration(d.value.as_nanos().div_ceil(MAX_WINDOWS))
+            ),
+        );
+    }
+}
+
+/// Reports duplicate names; returns all names in order.
+fn unique(ctx: &mut Ctx<'_>, names: &[Sp<String>], path: &str, what: &str) -> Vec<String> {
+    let mut seen: BTreeMap<&str, &Span> = BTreeMap::new();
+    for (i, n) in names.iter().enumerate() {
+        if let Some(first) = seen.get(n.value.as_str()) {
+            let at = ctx.origin(first);
+            ctx.report(
+                &n.span,
+                &format!("{path}[{i}].name"),
+                format!("another {what} is already named `{}` (at {at})", n.value),
+                format!("give every {what} a unique name"),
+            );
+        } else {
+            seen.insert(&n.value, &n.span);
+        }
+    }
+    names.iter().map(|n| n.value.clone()).collect()
+}
+
+/// Resolves a node name of a link.
+fn endpoint(
+    ctx: &mut Ctx<'_>,
+    nodes: &[String],
+    link: &LinkDef,
+    name: Option<&Sp<String>>,
+    key: &str,
+) -> Option<NodeId> {
+    let name = name?;
+    match nodes.iter().position(|n| *n == name.value) {
+        Some(i) => Some(NodeId(i as u32)),
+        None => {
+            let hint = did_you_mean(&name.value, nodes.iter().map(String::as_str));
+            ctx.report(
+                &name.span,
+                &format!("{}.{key}", link.path),
+                format!("no node is named `{}`", name.value),
+                format!(
+                    "{hint}declare it with [[node]] name = \"{}\", or use one of: {}",
+                    name.value,
+                    list(nodes)
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// A link whose class tree has errors (already reported), rebuilt from the classes'
+/// names and parents alone, so that the flows pointing into it can still be checked in
+/// the same pass. The scenario is refused anyway; `None` when even the names and parents
+/// do not make a tree (duplicates, unknown parents, cycles).
+fn skeleton<'d>(
+    def: &'d LinkDef,
+    name: String,
+    link: LinkSpec,
+    specs: &[ClassSpec],
+) -> Option<BuiltLink<'d>> {
+    let bare = specs
+        .iter()
+        .map(|s| ClassSpec::new(&s.name, s.parent.as_deref()))
+        .collect();
+    let tree = ClassTree::build(link, bare).ok()?;
+    Some(BuiltLink {
+        def,
+        name,
+        tree: Arc::new(tree),
+        scheduler: SchedulerKind::Fifo,
+        from: None,
+        to: None,
+        notes: LinkNotes::default(),
+    })
+}
+
+/// Builds the class tree of a link and checks that its scheduler can run it.
+fn build_link<'d>(
+    ctx: &mut Ctx<'_>,
+    def: &'d LinkDef,
+    name: String,
+    default_scheduler: Option<&Sp<SchedulerKind>>,
+) -> Option<BuiltLink<'d>> {
+    let rate = def.rate.as_ref()?;
+    let link = LinkSpec {
+        name: name.clone(),
+        rate: rate.value,
+        origin: Some(ctx.origin(&def.span)),
+    };
+    let specs: Vec<ClassSpec> = def.classes.iter().map(|c| c.spec.clone()).collect();
+    let tree = match ClassTree::build(link.clone(), specs.clone()) {
+        Ok(tree) => tree,
+        Err(errors) => {
+            for e in errors {
+                let problem = class_problem(def, &name, e);
+                ctx.problems.push(problem);
+            }
+            return skeleton(def, name, link, &specs);
+        }
+    };
+    let tree = match &def.best_effort {
+        None => tree,
+        Some(be) => with_best_effort(ctx, def, &name, link, specs, &tree, be)?,
+    };
+    let rt_bursts = def
+        .classes
+        .iter()
+        .filter_map(|c| Some((tree.id_of(&c.spec.name)?, c.rt_burst?)))
+        .collect();
+    let (scheduler, span) = match (&def.scheduler, default_scheduler) {
+        (Some(s), _) | (None, Some(s)) => (s.value, s.span.clone()),
+        (None, None) => (SchedulerKind::Fifo, def.span.clone()),
+    };
+    if let Err(e) = SchedulerConfig::from(scheduler).validate(&tree) {
+        for p in e.problems {
+            let mut problem = class_problem(def, &name, p);
+            problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
+            if problem.origin.is_none() {
+                problem.origin = Some(ctx.origin(&span));
+            }
+            ctx.problems.push(problem);
+        }
+    }
+    Some(BuiltLink {
+        def,
+        name,
+        tree: Arc::new(tree),
+        scheduler,
+        from: None,
+        to: None,
+        notes: LinkNotes {
+            best_effort: def.best_effort.as_ref().map(|b| b.value),
+            rt_bursts,
+            ack_path: false,
+        },
+    })
+}
+
+/// The tree again, every leaf with its best-effort `ls` curve
+/// ([`best_effort`](super::best_effort)). A leaf that has its own `ls` is a problem: the
+/// two cannot both apply.
+fn with_best_effort(
+    ctx: &mut Ctx<'_>,
+    def: &LinkDef,
+    name: &str,
+    link: LinkSpec,
+    mut specs: Vec<ClassSpec>,
+    tree: &ClassTree,
+    be: &Sp<BestEffort>,
+) -> Option<ClassTree> {
+    let rates = best_effort::leaf_rates(tree);
+    let before = ctx.problems.len();
+    for (spec, class) in specs.iter_mut().zip(&def.classes) {
+        let Some(rate) = tree.id_of(&spec.name).and_then(|id| rates[id.index()]) else {
+            continue;
+        };
+        if spec.ls.is_some() {
+            let origin = spec.origin_of("ls").cloned();
+            ctx.problems.push(Problem {
+                origin,
+                field: Some(format!("{}.ls", class.path)),
+                problem: format!(
+                    "the link has `best_effort`, which gives every leaf its `ls` curve, and \
+                     leaf `{}` has its own",
+                    spec.name
+                ),
+                fix: format!(
+                    "remove `ls` from the class, or `best_effort` from `{}`",
+                    def.path
+                ),
+            });
+            continue;
+        }
+        match be.value.curve(rate) {
+            Some(c) => spec.ls = Some(c),
+            None => ctx.report(
+                &be.span,
+                &format!("{}.best_effort.bpr", def.path),
+                format!(
+                    "bpr {} times the rate {rate} of leaf `{}` is beyond 2^64 bit/s",
+                    be.value.bpr, spec.name
+                ),
+                "lower bpr",
+            ),
+        }
+    }
+    if ctx.problems.len() > before {
+        return None;
+    }
+    match ClassTree::build(link, specs) {
+        Ok(t) => Some(t),
+        Err(errors) => {
+            for e in errors {
+                let problem = class_problem(def, name, e);
+                ctx.problems.push(problem);
+            }
+            None
+        }
+    }
+}
+
+/// Whether `kind` can be built for `tree` with its default settings (its own message if
+/// not).
+pub(crate) fn check_scheduler(kind: SchedulerKind, tree: &ClassTree) -> Result<(), String> {
+    SchedulerConfig::from(kind)
+        .validate(tree)
+        .map_err(|e| e.to_string())
+}
+
+/// A hierarchy error as a problem, with the path of the class it is about.
+fn class_problem(def: &LinkDef, link_name: &str, e: ConfigError) -> Problem {
+    let by_origin = def
+        .classes
+        .iter()
+        .find(|c| e.origin.is_some() && c.spec.origin_of(e.field) == e.origin.as_ref());
+    let by_name = || def.classes.iter().find(|c| c.spec.name == e.class);
+    let path = match by_origin.or_else(by_name) {
+        Some(c) => c.path.clone(),
+        None if e.class == link_name => def.path.clone(),
+        None => format!("class `{}`", e.class),
+    };
+    Problem {
+        origin: e.origin,
+        field: Some(format!("{path}.{}", e.field)),
+        problem: e.problem,
+        fix: e.fix,
+    }
+}
+
+/// `a, b, c` (or `(none)`).
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
