@@ -18,7 +18,7 @@
 //! Run: `cargo bench -p linkshare-core --bench bid_queues`.
 
 use divan::Bencher;
-use linkshare_core::pq::bids::{
+use linkshare_core::ds::bids::{
     BidQueue, DoubleHeap, Entry, LinkedList, PerConversation, SearchTree, Tag,
 };
 

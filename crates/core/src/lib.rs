@@ -8,6 +8,8 @@
 //! * [`units`]: [`Instant`], [`Duration`], [`Bytes`], [`Rate`] and tc-style parsing.
 //! * [`hierarchy`]: the validated class tree every scheduler is built from.
 //! * [`sched`]: the [`Scheduler`] contract and one module per discipline.
+//! * [`ds`]: the data structures the disciplines are built from (heaps, sets, rings,
+//!   per-class queues).
 //! * [`buffer`]: buffer policies usable with any discipline.
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
@@ -16,9 +18,9 @@
 
 pub mod buffer;
 pub mod curve;
+pub mod ds;
 pub mod hierarchy;
 pub mod port;
-pub mod pq;
 pub mod sched;
 pub mod stats;
 pub mod testing;

@@ -20,8 +20,8 @@
 //! to a class that can hold packets, or not packets the class accepts at all.
 
 use crate::buffer::{BufferConfig, Overflow};
+use crate::ds::IndexedHeap;
 use crate::hierarchy::{ClassId, ClassTree, Limit};
-use crate::pq::IndexedHeap;
 use crate::sched::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler, len_of};
 use crate::units::{Bytes, Instant};
 

@@ -1,13 +1,13 @@
-//! The four buffer structures of Keshav's cost study (`linkshare_core::pq::bids`)
+//! The four buffer structures of Keshav's cost study (`linkshare_core::ds::bids`)
 //! against an ordered-set model and against each other (spec tests P7, P8, P9).
 
 use std::collections::BTreeSet;
 
-use linkshare_core::hierarchy::Limit;
-use linkshare_core::pq::bids::trace::{Outcome, Trace, TraceOp, replay_all};
-use linkshare_core::pq::bids::{
+use linkshare_core::ds::bids::trace::{Outcome, Trace, TraceOp, replay_all};
+use linkshare_core::ds::bids::{
     BidQueue, Bounded, DoubleHeap, Entry, LinkedList, PerConversation, SearchTree, Tag,
 };
+use linkshare_core::hierarchy::Limit;
 use linkshare_core::units::{Bytes, Duration, Instant};
 use proptest::prelude::*;
 

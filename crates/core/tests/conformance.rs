@@ -7,8 +7,8 @@ use std::cell::Cell;
 
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::curve::ServiceCurve;
+use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, Limit, LinkSpec};
-use linkshare_core::pq::bids::Structure;
 use linkshare_core::sched::keshav::{DEFAULT_LIMIT, KeshavConfig};
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::{Op, Report, TestPacket, check};

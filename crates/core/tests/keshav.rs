@@ -3,10 +3,10 @@
 
 use std::collections::BTreeSet;
 
+use linkshare_core::ds::bids::Structure;
+use linkshare_core::ds::bids::trace::{Recorder, TraceOp};
+use linkshare_core::ds::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree};
 use linkshare_core::hierarchy::{ClassId, ClassSpec, Limit};
-use linkshare_core::pq::bids::Structure;
-use linkshare_core::pq::bids::trace::{Recorder, TraceOp};
-use linkshare_core::pq::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree};
 use linkshare_core::sched::keshav::{ConversationDelta, Keshav, KeshavConfig, validate};
 use linkshare_core::sched::{DropReason, Enqueue, Scheduler};
 use linkshare_core::testing::{TestPacket, tree};
@@ -52,7 +52,7 @@ type Log = Vec<(bool, u64)>;
 /// Runs `steps` through Keshav with structure `S`, checking every drop against a model
 /// of the buffer built from the recorded bids (R7). Returns the log of dequeues and
 /// drops.
-fn run<S: linkshare_core::pq::bids::BidQueue<TestPacket>>(
+fn run<S: linkshare_core::ds::bids::BidQueue<TestPacket>>(
     steps: &[Step],
     limit: Limit,
     delta: u64,

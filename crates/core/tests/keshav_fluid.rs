@@ -4,9 +4,9 @@
 //! delays but not long-run shares.
 
 use linkshare_analysis::gps::{FluidArrival, gps};
+use linkshare_core::ds::bids::trace::{Recorder, TraceOp};
+use linkshare_core::ds::bids::{PerConversation, Structure};
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, Limit};
-use linkshare_core::pq::bids::trace::{Recorder, TraceOp};
-use linkshare_core::pq::bids::{PerConversation, Structure};
 use linkshare_core::sched::keshav::round::UNITS_PER_BYTE;
 use linkshare_core::sched::keshav::{ConversationDelta, Keshav, KeshavConfig};
 use linkshare_core::sched::{Scheduler, SchedulerConfig};

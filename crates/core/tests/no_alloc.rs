@@ -19,9 +19,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use linkshare_core::Qdisc;
 use linkshare_core::buffer::{BufferConfig, Overflow};
+use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
-use linkshare_core::pq::bids::Structure;
 use linkshare_core::sched::jobs::{self, Buffer, Constraints, JobsConfig, Mode};
 use linkshare_core::sched::keshav::KeshavConfig;
 use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};

@@ -3,14 +3,14 @@
 //! * [`keshav_cost`]: the gateway of Keshav's trace-driven cost study, and
 //!   [`record_buffer_trace`], which runs it (or any configuration) once with the
 //!   bottleneck's buffer operations recorded, for replay through every buffer structure
-//!   ([`linkshare_core::pq::bids::trace`]).
+//!   ([`linkshare_core::ds::bids::trace`]).
 
 use std::sync::Arc;
 
 use linkshare_core::buffer::BufferConfig;
+use linkshare_core::ds::bids::Structure;
+use linkshare_core::ds::bids::trace::{Recorder, Trace};
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, Limit, LinkSpec};
-use linkshare_core::pq::bids::Structure;
-use linkshare_core::pq::bids::trace::{Recorder, Trace};
 use linkshare_core::sched::keshav::{self, KeshavConfig};
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};

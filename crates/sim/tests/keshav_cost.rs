@@ -3,9 +3,9 @@
 //! overloaded point.
 
 use linkshare_core::DropReason;
+use linkshare_core::ds::bids::Structure;
+use linkshare_core::ds::bids::trace::{Trace, replay_all};
 use linkshare_core::hierarchy::Limit;
-use linkshare_core::pq::bids::Structure;
-use linkshare_core::pq::bids::trace::{Trace, replay_all};
 use linkshare_core::units::Duration;
 use linkshare_sim::workload::{KESHAV_TRUNK, KeshavCost, keshav_cost, record_buffer_trace};
 

@@ -48,7 +48,6 @@ pub mod keshav;
 pub mod pfq;
 pub mod prio;
 mod registry;
-pub mod ring;
 pub mod sced;
 pub mod wf2q;
 

@@ -66,9 +66,9 @@ use super::{
     BuildError, Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind,
     class_problem,
 };
+use crate::ds::MinHeap;
+use crate::ds::bids::Tag;
 use crate::hierarchy::{ClassId, ClassTree};
-use crate::pq::MinHeap;
-use crate::pq::bids::Tag;
 use crate::units::{Bytes, Instant, Rate};
 
 /// Which of the three.

@@ -1,7 +1,7 @@
 //! Keshav FQ's settings and their validation.
 
+use crate::ds::bids::Structure;
 use crate::hierarchy::{ClassId, ClassTree, ConfigError, Limit, Origin};
-use crate::pq::bids::Structure;
 use crate::sched::{BuildError, SchedulerKind, class_problem};
 use crate::units::Bytes;
 

@@ -12,7 +12,7 @@
 //! 2. its finish number `F_i = F^α + P` if `α` is active (`R(t) < F^α`), else
 //!    `R(t) + P`; its bid `B_i = P + max(F^α, R(t) − δ^α)` (with `F^α` before this
 //!    packet); then `F^α := F_i`;
-//! 3. it is inserted into the bounded heap ([`crate::pq::bids::Bounded`]), which then
+//! 3. it is inserted into the bounded heap ([`crate::ds::bids::Bounded`]), which then
 //!    drops the largest bids while the buffer exceeds `B` — possibly the arrival itself.
 //!
 //! When the line asks for a packet, the one with the smallest bid leaves. Activity is a
@@ -32,7 +32,7 @@
 //! # Settings ([`KeshavConfig`])
 //!
 //! * `limit`: the shared buffer `B`, in packets (the paper) or bytes.
-//! * `structure`: LINK, TREE, HEAP or PERC ([`crate::pq::bids`]); PERC by default.
+//! * `structure`: LINK, TREE, HEAP or PERC ([`crate::ds::bids`]); PERC by default.
 //! * `delta` / `deltas`: the offsets, in bytes of round number; 0 by default.
 //!
 //! The discipline keeps its own buffer ([`Scheduler::owns_buffer`]): class limits and
@@ -43,7 +43,7 @@
 //! * **The packet that finds the line idle.** The paper sends it without buffering it;
 //!   a scheduler cannot see the line, so it is inserted and leaves at the next dequeue,
 //!   at once on an idle line. Same schedule; the cost study's trace drops such
-//!   packets (see [`crate::pq::bids::trace`]).
+//!   packets (see [`crate::ds::bids::trace`]).
 //! * **Empty fluid system**: the paper does not say; `R` is frozen while no conversation
 //!   is active (spec §1.2), which keeps `R` monotone and gives the next arrival
 //!   `F = R + P` as a reset would.
@@ -78,9 +78,9 @@ pub mod round;
 pub use config::{ConversationDelta, DEFAULT_LIMIT, KeshavConfig, validate};
 
 use super::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use crate::ds::bids::trace::Recorder;
+use crate::ds::bids::{BidQueue, Bounded, Cost, Entry, Tag};
 use crate::hierarchy::{ClassId, ClassTree};
-use crate::pq::bids::trace::Recorder;
-use crate::pq::bids::{BidQueue, Bounded, Cost, Entry, Tag};
 use round::RoundNumber;
 
 /// Keshav FQ over the leaves of a tree, buffering in structure `S`. See the
@@ -120,7 +120,7 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
     }
 
     /// Records every buffer operation into `recorder` from now on (the cost study's
-    /// trace; see [`crate::pq::bids::trace`]).
+    /// trace; see [`crate::ds::bids::trace`]).
     pub fn with_recorder(mut self, recorder: Recorder) -> Self {
         self.recorder = Some(recorder);
         self
@@ -261,7 +261,7 @@ pub fn build<P: Packet + Send + 'static>(
     config: &KeshavConfig,
     recorder: Option<Recorder>,
 ) -> Result<Box<dyn Scheduler<P> + Send>, super::BuildError> {
-    use crate::pq::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree, Structure};
+    use crate::ds::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree, Structure};
     fn boxed<P: Packet, S: BidQueue<P>>(
         mut k: Keshav<P, S>,
         recorder: Option<Recorder>,

@@ -58,7 +58,7 @@
 //! round number is far from every finish number. Heap exchanges are counted
 //! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`).
 
-use crate::pq::MinHeap;
+use crate::ds::MinHeap;
 use crate::units::{Bytes, Instant, Rate};
 
 /// Fixed-point units of the round number per byte of service per unit of weight.

@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 use super::{BidQueue, Entry, Ops, Tag};
-use crate::pq::counted_heap::{MaxHeap, MinHeap};
+use crate::ds::counted_heap::{MaxHeap, MinHeap};
 
 /// A buffered packet without its conversation (the FIFO says it).
 #[derive(Debug)]

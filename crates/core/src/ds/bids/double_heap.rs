@@ -17,7 +17,7 @@
 //! Theory (Table 1): O(log B) best, worst and average.
 
 use super::{BidQueue, Entry, Ops, Tag};
-use crate::pq::counted_heap::{MaxHeap, MinHeap};
+use crate::ds::counted_heap::{MaxHeap, MinHeap};
 
 /// HEAP. See the [module docs](self).
 #[derive(Debug)]
