@@ -28,6 +28,7 @@ use linkshare_core::sched::hdrr::Hdrr;
 use linkshare_core::sched::hfsc::Hfsc;
 use linkshare_core::sched::hls::Hls;
 use linkshare_core::sched::htb::Htb;
+use linkshare_core::sched::jobs::{self, Jobs, JobsConfig};
 use linkshare_core::sched::keshav::round::RoundNumber;
 use linkshare_core::sched::keshav::{Keshav, KeshavConfig};
 use linkshare_core::sched::pfq::{Flavor, Pfq};
@@ -408,6 +409,23 @@ mod bare {
             bencher,
             n,
             Pfq::new(Flavor::Stfq, &tree(n)).expect("flat trees build"),
+        );
+    }
+
+    /// JoBS without constraints (it serves at most 64 classes; `benches/jobs.rs` has
+    /// the paper's constraint sets), paced at the link rate.
+    #[divan::bench(args = [1, 64])]
+    fn jobs(bencher: Bencher<'_, '_>, n: usize) {
+        let config = JobsConfig {
+            buffer: jobs::Buffer::Shared {
+                packets: PER_CLASS * n as u32 + 1,
+            },
+            ..JobsConfig::default()
+        };
+        paced_pairs(
+            bencher,
+            n,
+            Jobs::new(&tree(n), &config).expect("flat trees build"),
         );
     }
 }

@@ -1,6 +1,9 @@
 //! The packet path allocates nothing in steady state: after warm-up (every queue has
 //! reached its peak length once), enqueue + dequeue pairs through `Qdisc` and
 //! `EgressPort` perform zero heap allocations, for every discipline of the registry.
+//! JoBS, which serves at most 64 classes and keeps its own buffer, runs with 64 classes,
+//! constraints of every kind and a buffer of its own; a test of its own drives its
+//! controller through overload (drops of every kind) in both modes.
 //!
 //! Allocations are counted by a global allocator that wraps the system allocator and
 //! counts, on the measuring thread only (other test threads may allocate freely), every
@@ -19,10 +22,11 @@ use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::sched::jobs::{self, Buffer, Constraints, JobsConfig, Mode};
 use linkshare_core::sched::keshav::KeshavConfig;
 use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::TestPacket;
-use linkshare_core::units::{Bytes, Instant, Rate};
+use linkshare_core::units::{Bytes, Duration, Fraction, Instant, Rate, Ratio};
 
 /// Allocations made by armed threads.
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -84,19 +88,22 @@ const PAIRS: u32 = 100_000;
 /// Largest backlog of one class during a run; the warm-up grows every queue to it.
 const PEAK: u32 = 8;
 
-/// The steady-state traffic: a deterministic class sequence (64-bit LCG) that never
-/// lets a class hold more than [`PEAK`] packets, packet lengths 64..=1500 B.
+/// The steady-state traffic: a deterministic class sequence (64-bit LCG) over
+/// `classes` leaves that never lets a class hold more than [`PEAK`] packets, packet
+/// lengths 64..=1500 B.
 struct Traffic {
     state: u64,
+    classes: usize,
     backlog: Vec<u32>,
     next_id: u64,
 }
 
 impl Traffic {
-    fn new() -> Traffic {
+    fn new(classes: usize) -> Traffic {
         Traffic {
             state: 1,
-            backlog: vec![0; CLASSES + 1],
+            classes,
+            backlog: vec![0; classes + 1],
             next_id: 0,
         }
     }
@@ -111,9 +118,9 @@ impl Traffic {
 
     /// The next arrival: a leaf (ids `1..=CLASSES`) below its peak, and a packet.
     fn arrival(&mut self) -> (ClassId, TestPacket) {
-        let mut c = 1 + (self.next() % CLASSES as u64) as usize;
+        let mut c = 1 + (self.next() % self.classes as u64) as usize;
         while self.backlog[c] >= PEAK {
-            c = c % CLASSES + 1;
+            c = c % self.classes + 1;
         }
         self.backlog[c] += 1;
         let len = 64 + (self.next() % 1437) as u32;
@@ -138,7 +145,8 @@ type Boxed = Box<dyn Scheduler<TestPacket>>;
 /// shared limit), then leaves every class with `PEAK / 2` packets.
 fn warm_up(q: &mut Qdisc<TestPacket, Boxed>, traffic: &mut Traffic) {
     let t = Instant::ZERO;
-    for c in 1..=CLASSES as u32 {
+    let classes = traffic.classes as u32;
+    for c in 1..=classes {
         for _ in 0..PEAK {
             traffic.next_id += 1;
             let pkt = TestPacket {
@@ -151,31 +159,76 @@ fn warm_up(q: &mut Qdisc<TestPacket, Boxed>, traffic: &mut Traffic) {
             assert_eq!(q.dequeue(t).map(|d| d.class), Some(ClassId(c)));
         }
     }
-    for _ in 0..CLASSES as u32 * PEAK / 2 {
+    for _ in 0..classes * PEAK / 2 {
         let (class, pkt) = traffic.arrival();
         assert!(q.enqueue(t, class, pkt, |d| panic!("warm-up drop {d:?}")));
     }
 }
 
-/// Every discipline with its default settings; Keshav FQ, which keeps its own buffer,
-/// once per structure, its buffer sized like `buffer`'s shared limit (or to hold the
-/// warm-up's peak).
-fn configs(buffer: BufferConfig) -> Vec<SchedulerConfig> {
-    let mut all: Vec<SchedulerConfig> = SchedulerKind::ALL
+/// JoBS on `classes` leaves with a buffer of `packets` and constraints of every kind
+/// that this traffic meets without drops (its waits stay far below a second).
+fn jobs_config(classes: usize, packets: u32) -> JobsConfig {
+    let mut config = JobsConfig {
+        buffer: Buffer::Shared { packets },
+        ..JobsConfig::default()
+    };
+    let two = Some(Ratio::integer(2));
+    for i in 0..classes - 1 {
+        let c = match i % 4 {
+            0 => Constraints {
+                delay_bound: Some(Duration::from_secs(1)),
+                loss_bound: Some(Fraction::from_percent(1)),
+                ..Constraints::default()
+            },
+            1 => Constraints {
+                min_rate: Some(Rate::from_kbit(64)),
+                delay_ratio: two,
+                loss_ratio: two,
+                ..Constraints::default()
+            },
+            _ => Constraints {
+                delay_ratio: two,
+                loss_ratio: two,
+                ..Constraints::default()
+            },
+        };
+        config.classes.insert(format!("c{i}"), c);
+    }
+    config
+}
+
+/// Every discipline with its default settings on a flat tree of [`CLASSES`] leaves;
+/// Keshav FQ, which keeps its own buffer, once per structure, its buffer sized like
+/// `buffer`'s shared limit (or to hold the warm-up's peak); JoBS, which serves at most
+/// 64 classes and keeps its own buffer, on 64 leaves with constraints of every kind and
+/// a buffer of the same size per class.
+fn configs(buffer: BufferConfig) -> Vec<(SchedulerConfig, ClassTree)> {
+    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
+    let mut all: Vec<(SchedulerConfig, ClassTree)> = SchedulerKind::ALL
         .iter()
-        .filter(|&&k| k != SchedulerKind::Keshav)
-        .map(|&k| k.into())
+        .filter(|&&k| k != SchedulerKind::Keshav && k != SchedulerKind::Jobs)
+        .map(|&k| (k.into(), tree.clone()))
         .collect();
     let limit = buffer
         .shared
         .unwrap_or(Limit::Packets(u64::from(PEAK) * CLASSES as u64));
     for structure in Structure::ALL {
-        all.push(SchedulerConfig::Keshav(KeshavConfig {
+        let keshav = SchedulerConfig::Keshav(KeshavConfig {
             limit,
             structure,
             ..KeshavConfig::default()
-        }));
+        });
+        all.push((keshav, tree.clone()));
     }
+    let per_class = match limit {
+        Limit::Packets(p) => p / CLASSES as u64,
+        Limit::Bytes(_) => u64::from(PEAK),
+    };
+    let packets = (per_class * jobs::MAX_CLASSES as u64) as u32;
+    all.push((
+        SchedulerConfig::Jobs(jobs_config(jobs::MAX_CLASSES, packets)),
+        ClassTree::flat(Rate::from_gbit(1), jobs::MAX_CLASSES),
+    ));
     all
 }
 
@@ -199,11 +252,10 @@ fn describe(config: &SchedulerConfig) -> String {
 
 #[test]
 fn qdisc_pairs_do_not_allocate() {
-    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
-    for config in configs(BufferConfig::default()) {
+    for (config, tree) in configs(BufferConfig::default()) {
         let kind = describe(&config);
         let mut q = qdisc(&config, &tree, BufferConfig::default());
-        let mut traffic = Traffic::new();
+        let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
         let mut now = Instant::ZERO;
         let mut out = 0u32;
@@ -231,20 +283,21 @@ fn qdisc_pairs_do_not_allocate() {
 }
 
 /// A full shared buffer with push-out: every arrival evicts a packet, through
-/// `remove_newest` (or `remove_behind_head`) and the qdisc's longest-queue heap.
+/// `remove_newest` (or `remove_behind_head`) and the qdisc's longest-queue heap. For the
+/// disciplines that keep their own buffer, their own buffer is full: every arrival costs
+/// one packet chosen by their drop rule.
 #[test]
 fn push_out_does_not_allocate() {
-    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
     let shared = Limit::Packets(u64::from(PEAK / 2) * CLASSES as u64);
     for overflow in [Overflow::PushOutLongest, Overflow::PushOutSecond] {
         let buffer = BufferConfig {
             shared: Some(shared),
             overflow,
         };
-        for config in configs(buffer) {
+        for (config, tree) in configs(buffer) {
             let kind = describe(&config);
             let mut q = qdisc(&config, &tree, buffer);
-            let mut traffic = Traffic::new();
+            let mut traffic = Traffic::new(tree.leaves().len());
             warm_up(&mut q, &mut traffic);
             let mut drops = 0u32;
             let n = allocations_in(|| {
@@ -270,11 +323,10 @@ fn push_out_does_not_allocate() {
 
 #[test]
 fn egress_port_does_not_allocate() {
-    let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
-    for config in configs(BufferConfig::default()) {
+    for (config, tree) in configs(BufferConfig::default()) {
         let kind = describe(&config);
         let mut q = qdisc(&config, &tree, BufferConfig::default());
-        let mut traffic = Traffic::new();
+        let mut traffic = Traffic::new(tree.leaves().len());
         warm_up(&mut q, &mut traffic);
         let mut port = EgressPort::new(q, tree.link_rate(), Bytes(24));
         let mut started = 0u32;
@@ -347,5 +399,79 @@ fn per_flow_create_and_retire_do_not_allocate() {
             n, 0,
             "{kind}: {n} allocations in {PAIRS} create + retire pairs"
         );
+    }
+}
+
+/// JoBS's controller in overload, both modes: four classes with the paper's Table 1
+/// constraints (a tight delay bound, so that delay-driven drops happen too) and a
+/// 20-packet buffer, offered twice what the link serves. After every queue has held the
+/// whole buffer once and a first run of the traffic, a second must not allocate.
+#[test]
+fn jobs_controller_in_overload_does_not_allocate() {
+    let tree = ClassTree::flat(Rate::from_mbit(100), 4);
+    let two = Some(Ratio::integer(2));
+    let mut config = JobsConfig {
+        buffer: Buffer::Shared { packets: 20 },
+        ..JobsConfig::default()
+    };
+    config.classes.insert(
+        "c0".into(),
+        Constraints {
+            delay_bound: Some(Duration::from_micros(300)),
+            loss_bound: Some(Fraction::from_percent(10)),
+            ..Constraints::default()
+        },
+    );
+    for (name, min_rate) in [("c1", Some(Rate::from_mbit(35))), ("c2", None)] {
+        config.classes.insert(
+            name.into(),
+            Constraints {
+                min_rate,
+                delay_ratio: two,
+                loss_ratio: two,
+                ..Constraints::default()
+            },
+        );
+    }
+    for mode in [Mode::REFERENCE, Mode::PAPER] {
+        config.mode = mode;
+        let sched: Boxed = SchedulerConfig::Jobs(config.clone())
+            .build::<TestPacket>(&tree)
+            .expect("Table 1 builds");
+        let mut q = Qdisc::new(&tree, sched, BufferConfig::default());
+        let mut now = Instant::ZERO;
+        // Every class's queue at its peak (the whole buffer) once, then the traffic.
+        for c in 1..=4 {
+            for _ in 0..20 {
+                assert!(q.enqueue(now, ClassId(c), TestPacket { id: 0, len: 64 }, |_| {}));
+            }
+            while q.dequeue(now).is_some() {}
+        }
+        let mut state = 7u64;
+        let mut run = |q: &mut Qdisc<TestPacket, Boxed>, drops: &mut u64| {
+            for _ in 0..PAIRS {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let class = ClassId(1 + (state >> 62) as u32);
+                let len = 64 + ((state >> 20) % 1437) as u32;
+                // Two arrivals per transmission of a mean packet (about 62 µs).
+                now.0 += 31_000;
+                q.enqueue(now, class, TestPacket { id: 0, len }, |_| *drops += 1);
+                if (state >> 10) & 1 == 0 {
+                    let _ = q.dequeue(now);
+                }
+            }
+        };
+        let mut drops = 0;
+        run(&mut q, &mut drops);
+        assert!(drops > 0, "{mode:?}: the warm-up must overflow");
+        let mut drops = 0;
+        let n = allocations_in(|| run(&mut q, &mut drops));
+        assert_eq!(n, 0, "{mode:?}: {n} allocations in {PAIRS} arrivals");
+        let delay_drops = q
+            .counters(ClassId(1))
+            .dropped(linkshare_core::DropReason::DelayBound);
+        assert!(delay_drops.packets > 0, "{mode:?}: no delay-driven drop");
     }
 }

@@ -166,6 +166,7 @@ fn link_result(
                 stats: link.per_flow.stats(i as u32),
             })
             .collect(),
+        discipline_counters: qdisc.scheduler().discipline_counters(),
     }
 }
 

@@ -33,7 +33,7 @@
 
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::perflow::PoolStats;
-use linkshare_core::sched::DropReason;
+use linkshare_core::sched::{DisciplineCounter, DropReason};
 use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::{Duration, Instant, Rate};
 
@@ -93,6 +93,10 @@ pub struct LinkResult {
     pub delay_log: DelayLog,
     /// The per-flow templates of the link's tree, with what happened in their pools.
     pub per_flow: Vec<PerFlowResult>,
+    /// What the discipline itself counted, read once at the end of the run
+    /// ([`linkshare_core::sched::Scheduler::discipline_counters`]): JoBS's relaxed
+    /// bounds by kind and its rates; empty for disciplines with nothing of their own.
+    pub discipline_counters: Vec<DisciplineCounter>,
 }
 
 /// One per-flow template of a link ([`linkshare_core::perflow`]).

@@ -32,6 +32,8 @@
 //! * [`Scheduler::remove_newest`] takes the most recently queued packet of a class out of
 //!   the discipline, [`Scheduler::remove_behind_head`] the packet right behind its head
 //!   (used by the push-out buffer policies, see [`crate::buffer`]).
+//! * [`Scheduler::discipline_counters`] reports what only the discipline knows (JoBS's
+//!   relaxed bounds and current rates); a driver asks once, at the end of a run.
 //!
 //! Statistics and buffer policies are *not* the scheduler's job: [`crate::Qdisc`] wraps
 //! every scheduler and keeps them once, with the conservation identities.
@@ -49,6 +51,7 @@ pub mod hfsc;
 pub mod hls;
 pub mod htb;
 pub mod hwf2q;
+pub mod jobs;
 pub mod keshav;
 pub mod pfq;
 pub mod prio;
@@ -93,11 +96,15 @@ pub enum DropReason {
     /// The packet was queued in a class that a new configuration removed (or changed
     /// from a leaf into an interior class); see [`crate::Qdisc::take_over`].
     Reconfigured,
+    /// Dropped from the tail of its class by the discipline so that the rest of the
+    /// class's backlog can still meet the class's delay bound (JoBS's delay-driven drops,
+    /// paper Eq. 36): not a full buffer, an infeasible delay.
+    DelayBound,
 }
 
 impl DropReason {
     /// Every reason, in a fixed order (used for counters and reports).
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::ClassLimit,
         DropReason::SharedLimit,
         DropReason::PushedOut,
@@ -106,6 +113,7 @@ impl DropReason {
         DropReason::LargestBid,
         DropReason::NoBuffer,
         DropReason::Reconfigured,
+        DropReason::DelayBound,
     ];
     /// Number of reasons.
     pub const COUNT: usize = Self::ALL.len();
@@ -127,8 +135,21 @@ impl DropReason {
             DropReason::LargestBid => "largest_bid",
             DropReason::NoBuffer => "no_buffer",
             DropReason::Reconfigured => "reconfigured",
+            DropReason::DelayBound => "delay_bound",
         }
     }
+}
+
+/// One of a discipline's own counters, as [`Scheduler::discipline_counters`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisciplineCounter {
+    /// The leaf it is about, or `None` for the discipline as a whole.
+    pub class: Option<ClassId>,
+    /// Stable snake_case name; a unit, where there is one, is its last word
+    /// (`rate_bps`, `loss_ppb`).
+    pub name: &'static str,
+    /// The value.
+    pub value: u64,
 }
 
 /// A dropped packet with the class it was queued in (or offered to) and the reason.
@@ -271,6 +292,15 @@ pub trait Scheduler<P: Packet> {
     fn reset_class(&mut self, now: Instant, class: ClassId) {
         let _ = (now, class);
     }
+
+    /// The discipline's own counters and state worth reporting, in a fixed order (JoBS:
+    /// its relaxed bounds by kind and its current rates). Drivers call it once, at the
+    /// end of a run (the simulator puts the values in its result per link); it may
+    /// allocate. The default, for disciplines with nothing of their own to report, is
+    /// empty.
+    fn discipline_counters(&self) -> Vec<DisciplineCounter> {
+        Vec::new()
+    }
 }
 
 impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
@@ -321,6 +351,9 @@ impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
     #[inline]
     fn reset_class(&mut self, now: Instant, class: ClassId) {
         (**self).reset_class(now, class);
+    }
+    fn discipline_counters(&self) -> Vec<DisciplineCounter> {
+        (**self).discipline_counters()
     }
 }
 

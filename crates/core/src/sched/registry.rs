@@ -13,6 +13,7 @@ use super::hfsc::Hfsc;
 use super::hls::Hls;
 use super::htb::Htb;
 use super::htb::HtbParams;
+use super::jobs::{Jobs, JobsConfig};
 use super::keshav::KeshavConfig;
 use super::pfq::{Flavor, Pfq};
 use super::prio::Prio;
@@ -58,6 +59,8 @@ pub enum SchedulerKind {
     Scfq,
     /// [`super::pfq::Pfq`]: start-time fair queueing.
     Stfq,
+    /// [`super::jobs::Jobs`].
+    Jobs,
 }
 
 impl SchedulerKind {
@@ -80,6 +83,7 @@ impl SchedulerKind {
         SchedulerKind::Wfq,
         SchedulerKind::Scfq,
         SchedulerKind::Stfq,
+        SchedulerKind::Jobs,
     ];
 
     /// The name used in scenarios and on the command line.
@@ -102,6 +106,7 @@ impl SchedulerKind {
             SchedulerKind::Wfq => "wfq",
             SchedulerKind::Scfq => "scfq",
             SchedulerKind::Stfq => "stfq",
+            SchedulerKind::Jobs => "jobs",
         }
     }
 
@@ -280,6 +285,8 @@ pub enum SchedulerConfig {
     Scfq,
     /// [`Pfq`] as STFQ.
     Stfq,
+    /// [`Jobs`] with its constraints, mode, buffer and sampling.
+    Jobs(JobsConfig),
 }
 
 impl From<SchedulerKind> for SchedulerConfig {
@@ -303,6 +310,7 @@ impl From<SchedulerKind> for SchedulerConfig {
             SchedulerKind::Wfq => SchedulerConfig::Wfq,
             SchedulerKind::Scfq => SchedulerConfig::Scfq,
             SchedulerKind::Stfq => SchedulerConfig::Stfq,
+            SchedulerKind::Jobs => SchedulerConfig::Jobs(JobsConfig::default()),
         }
     }
 }
@@ -328,6 +336,7 @@ impl SchedulerConfig {
             SchedulerConfig::Wfq => SchedulerKind::Wfq,
             SchedulerConfig::Scfq => SchedulerKind::Scfq,
             SchedulerConfig::Stfq => SchedulerKind::Stfq,
+            SchedulerConfig::Jobs(_) => SchedulerKind::Jobs,
         }
     }
 
@@ -353,6 +362,7 @@ impl SchedulerConfig {
             SchedulerConfig::Wfq => super::pfq::validate(Flavor::Wfq, tree),
             SchedulerConfig::Scfq => super::pfq::validate(Flavor::Scfq, tree),
             SchedulerConfig::Stfq => super::pfq::validate(Flavor::Stfq, tree),
+            SchedulerConfig::Jobs(config) => super::jobs::validate(tree, config),
         }
     }
 
@@ -415,6 +425,7 @@ impl SchedulerConfig {
             SchedulerConfig::Wfq => Box::new(Pfq::new(Flavor::Wfq, tree)?),
             SchedulerConfig::Scfq => Box::new(Pfq::new(Flavor::Scfq, tree)?),
             SchedulerConfig::Stfq => Box::new(Pfq::new(Flavor::Stfq, tree)?),
+            SchedulerConfig::Jobs(config) => Box::new(Jobs::new(tree, config)?),
         })
     }
 }

@@ -3,6 +3,8 @@
 //! * [`Instant`] and [`Duration`] are integer nanoseconds in a `u64` (584 years).
 //! * [`Bytes`] is an integer byte count.
 //! * [`Rate`] is an integer number of bits per second.
+//! * [`Fraction`] is a share between 0 and 1 in integer parts per billion (loss rates).
+//! * [`Ratio`] is an exact positive rational `num / den` (ratios between classes).
 //!
 //! Conversions between them are exact, computed in `u128`: the time to transmit a number
 //! of bytes rounds **up** (a packet is not sent before its last bit is), the bytes that fit
@@ -37,6 +39,20 @@ pub struct Bytes(pub u64);
 /// A rate in bits per second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rate(pub u64);
+
+/// A share between 0 and 1 (a loss rate, a gain factor) in integer **parts per billion**
+/// (10⁻⁹): `Fraction(10_000_000)` is 1 %. Values above [`Fraction::ONE`] can be built
+/// but mean nothing; settings that take a fraction refuse them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fraction(pub u32);
+
+/// An exact positive ratio `num / den`, kept reduced (`6/4` is stored as `3/2`): the
+/// delay and loss ratios between classes. `den` is never zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ratio {
+    num: u32,
+    den: u32,
+}
 
 impl Instant {
     /// The origin of time.
@@ -209,6 +225,75 @@ impl Rate {
         let r = b.bits() * NANOS_PER_SEC as u128 / d.0 as u128;
         Rate(u64::try_from(r).unwrap_or(u64::MAX))
     }
+}
+
+impl Fraction {
+    /// Parts per billion in one.
+    pub const PPB: u32 = 1_000_000_000;
+    /// Nothing.
+    pub const ZERO: Fraction = Fraction(0);
+    /// All (100 %).
+    pub const ONE: Fraction = Fraction(Self::PPB);
+
+    /// Parts per billion.
+    #[inline]
+    pub const fn ppb(self) -> u32 {
+        self.0
+    }
+    /// `p` percent (`p` at most 100 for a meaningful fraction).
+    #[inline]
+    pub const fn from_percent(p: u32) -> Fraction {
+        Fraction(p * 10_000_000)
+    }
+    /// The fraction as a float, for reports only (never scheduler state).
+    #[inline]
+    pub fn as_f64(self) -> f64 {
+        f64::from(self.0) / f64::from(Self::PPB)
+    }
+}
+
+impl Ratio {
+    /// The whole number `k` (`k / 1`).
+    #[inline]
+    pub const fn integer(k: u32) -> Ratio {
+        Ratio { num: k, den: 1 }
+    }
+    /// `num / den` reduced, or `None` if `den` is zero.
+    pub const fn new(num: u32, den: u32) -> Option<Ratio> {
+        if den == 0 {
+            return None;
+        }
+        let g = gcd(num, den);
+        Some(Ratio {
+            num: num / g,
+            den: den / g,
+        })
+    }
+    /// The numerator (of the reduced form).
+    #[inline]
+    pub const fn num(self) -> u32 {
+        self.num
+    }
+    /// The denominator (of the reduced form), at least 1.
+    #[inline]
+    pub const fn den(self) -> u32 {
+        self.den
+    }
+    /// The ratio as a float, for reports only (never scheduler state).
+    #[inline]
+    pub fn as_f64(self) -> f64 {
+        f64::from(self.num) / f64::from(self.den)
+    }
+}
+
+/// Greatest common divisor (`gcd(0, d) = d`); `b` must not be zero.
+const fn gcd(mut a: u32, mut b: u32) -> u32 {
+    while a != 0 {
+        let r = b % a;
+        b = a;
+        a = r;
+    }
+    b
 }
 
 impl Add<Duration> for Instant {
@@ -402,6 +487,15 @@ mod tests {
             Rate::from_gbit(100).bytes_in(year),
             Bytes(100_000_000_000 / 8 * 365 * 24 * 3600)
         );
+    }
+
+    #[test]
+    fn ratios_are_reduced() {
+        let r = Ratio::new(6, 4).expect("positive denominator");
+        assert_eq!((r.num(), r.den()), (3, 2));
+        assert_eq!(Ratio::new(0, 5), Some(Ratio::integer(0)));
+        assert_eq!(Ratio::new(5, 0), None);
+        assert_eq!(Ratio::new(4, 1), Some(Ratio::integer(4)));
     }
 
     #[test]

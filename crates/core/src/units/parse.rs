@@ -40,6 +40,13 @@
 //!
 //! A bare number is **microseconds**, as in `tc`'s `get_time` (`TIME_UNITS_PER_SEC`).
 //!
+//! # Fractions ([`Fraction`], parts per billion) and ratios ([`Ratio`])
+//!
+//! Not `tc` quantities, but written the same way. A fraction is a bare number from 0
+//! to 1 or a percentage: `0.01`, `1%` and `1e-2` are all 10⁷ parts per billion; more
+//! than 1 (100 %) is an error. A ratio is a bare positive number with at most six
+//! decimals (`2`, `1.5`), kept as an exact reduced fraction (`3/2`).
+//!
 //! # Numbers
 //!
 //! A number is an optional `+`, decimal digits with an optional fraction (`10`, `1.5`,
@@ -77,7 +84,7 @@
 //!   `1500b`, `1.5s`, `5ms`, `20us`, `250ns`, `0s`), and parsing that text gives back
 //!   the same value.
 
-use super::{Bytes, Duration, Instant, Rate};
+use super::{Bytes, Duration, Fraction, Instant, Rate, Ratio};
 use core::fmt;
 use core::str::FromStr;
 
@@ -90,6 +97,10 @@ pub enum UnitKind {
     Size,
     /// A [`Duration`] (nanoseconds).
     Time,
+    /// A [`Fraction`] (parts per billion).
+    Fraction,
+    /// A [`Ratio`] (read in millionths).
+    Ratio,
 }
 
 /// What is wrong with a string that failed to parse.
@@ -140,6 +151,8 @@ impl ParseUnitError {
                 "s sec secs ms msec msecs us usec usecs ns nsec nsecs, \
                  or a bare number of microseconds (as in tc)"
             }
+            UnitKind::Fraction => "%, or a bare number from 0 to 1 (0.01 is 1%)",
+            UnitKind::Ratio => "none: a bare number such as 2 or 1.5",
         }
     }
 }
@@ -150,6 +163,8 @@ impl fmt::Display for ParseUnitError {
             UnitKind::Rate => ("rate", "bits per second"),
             UnitKind::Size => ("size", "bytes"),
             UnitKind::Time => ("time", "nanoseconds"),
+            UnitKind::Fraction => ("fraction", "parts per billion"),
+            UnitKind::Ratio => ("ratio", "millionths"),
         };
         write!(f, "{:?} is not a {noun}: ", self.input)?;
         match &self.problem {
@@ -160,7 +175,11 @@ impl fmt::Display for ParseUnitError {
                 f,
                 "a percentage of the device rate is not supported, write an absolute rate"
             )?,
-            Problem::Overflow => write!(f, "it is too large (the maximum is {} {base})", u64::MAX)?,
+            Problem::Overflow => match self.kind {
+                UnitKind::Fraction => write!(f, "it is more than 1 (100%)")?,
+                UnitKind::Ratio => write!(f, "it is too large (the maximum is {})", u32::MAX)?,
+                _ => write!(f, "it is too large (the maximum is {} {base})", u64::MAX)?,
+            },
             Problem::NotWhole => match exact_value(self.kind, self.input.trim()) {
                 Ok(value) => write!(f, "it is {value} {base}, not a whole number of {base}")?,
                 Err(_) => write!(f, "it is not a whole number of {base}")?,
@@ -251,6 +270,10 @@ const SIZE_UNITS: &[(&str, u64)] = &[
     ("mbit", (1 << 20) / 8),
     ("gbit", (1 << 30) / 8),
 ];
+
+const FRACTION_UNITS: &[(&str, u64)] = &[("", 1_000_000_000), ("%", 10_000_000)];
+
+const RATIO_UNITS: &[(&str, u64)] = &[("", 1_000_000)];
 
 const TIME_UNITS: &[(&str, u64)] = &[
     ("", 1_000),
@@ -410,6 +433,8 @@ fn exact_value(kind: UnitKind, s: &str) -> Result<Decimal, Problem> {
         UnitKind::Rate => RATE_UNITS,
         UnitKind::Size => SIZE_UNITS,
         UnitKind::Time => TIME_UNITS,
+        UnitKind::Fraction => FRACTION_UNITS,
+        UnitKind::Ratio => RATIO_UNITS,
     };
     let &(_, multiplier) = table
         .iter()
@@ -444,6 +469,54 @@ pub fn parse_size(s: &str) -> Result<Bytes, ParseUnitError> {
 /// Same as `s.parse::<Duration>()`; see the [module documentation](self) for the units.
 pub fn parse_time(s: &str) -> Result<Duration, ParseUnitError> {
     parse(UnitKind::Time, s).map(Duration)
+}
+
+/// Parses a fraction such as `0.01`, `1%` or `1e-2` (all one percent); see the
+/// [module documentation](self). Same as `s.parse::<Fraction>()`.
+pub fn parse_fraction(s: &str) -> Result<Fraction, ParseUnitError> {
+    let ppb = parse(UnitKind::Fraction, s)?;
+    match u32::try_from(ppb) {
+        Ok(ppb) if ppb <= Fraction::PPB => Ok(Fraction(ppb)),
+        _ => Err(ParseUnitError {
+            input: s.to_string(),
+            kind: UnitKind::Fraction,
+            problem: Problem::Overflow,
+        }),
+    }
+}
+
+/// Parses a ratio such as `2` or `1.5` (at most six decimals) into an exact [`Ratio`];
+/// see the [module documentation](self). Same as `s.parse::<Ratio>()`.
+pub fn parse_ratio(s: &str) -> Result<Ratio, ParseUnitError> {
+    let millionths = parse(UnitKind::Ratio, s)?;
+    let g = gcd_u64(millionths, 1_000_000);
+    let num = u32::try_from(millionths / g).map_err(|_| ParseUnitError {
+        input: s.to_string(),
+        kind: UnitKind::Ratio,
+        problem: Problem::Overflow,
+    })?;
+    Ok(Ratio::new(num, (1_000_000 / g) as u32).expect("the denominator divides 10^6"))
+}
+
+fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl FromStr for Fraction {
+    type Err = ParseUnitError;
+    fn from_str(s: &str) -> Result<Fraction, ParseUnitError> {
+        parse_fraction(s)
+    }
+}
+
+impl FromStr for Ratio {
+    type Err = ParseUnitError;
+    fn from_str(s: &str) -> Result<Ratio, ParseUnitError> {
+        parse_ratio(s)
+    }
 }
 
 impl FromStr for Rate {
@@ -530,6 +603,40 @@ impl fmt::Display for Duration {
     }
 }
 
+/// `value / scale` in plain decimal notation without trailing zeros (`scale` a power
+/// of ten): `decimal(1_500_000, 1_000_000)` is `1.5`.
+fn decimal(value: u64, scale: u64) -> String {
+    let mut text = (value / scale).to_string();
+    let frac = value % scale;
+    if frac != 0 {
+        let width = scale.ilog10() as usize;
+        text.push('.');
+        text.push_str(format!("{frac:0width$}").trim_end_matches('0'));
+    }
+    text
+}
+
+impl fmt::Display for Fraction {
+    /// Exact percentage: `1%`, `0.5%`, `0.0000001%` (one part per billion).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&format!("{}%", decimal(u64::from(self.0), 10_000_000)))
+    }
+}
+
+impl fmt::Display for Ratio {
+    /// The shortest exact decimal with at most six decimals (`2`, `1.5`), else
+    /// `num/den` (`4/3`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (num, den) = (u64::from(self.num()), u64::from(self.den()));
+        let text = if 1_000_000 % den == 0 {
+            decimal(num * (1_000_000 / den), 1_000_000)
+        } else {
+            format!("{num}/{den}")
+        };
+        f.pad(&text)
+    }
+}
+
 impl fmt::Display for Instant {
     /// The time since the origin, as a [`Duration`] (`1.5s`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -588,6 +695,37 @@ mod tests {
         assert_eq!(rate("10MBPS"), 80_000_000);
         assert_eq!(rate("10KiBps"), 80 * 1024);
         assert_eq!(rate("1500"), 1500);
+    }
+
+    #[test]
+    fn fractions_and_ratios() {
+        let ppb = |s: &str| parse_fraction(s).unwrap_or_else(|e| panic!("{e}")).ppb();
+        assert_eq!(ppb("1%"), 10_000_000);
+        assert_eq!(ppb("0.01"), 10_000_000);
+        assert_eq!(ppb("1e-2"), 10_000_000);
+        assert_eq!(ppb("100%"), Fraction::PPB);
+        assert_eq!(ppb("0"), 0);
+        assert_eq!(problem(parse_fraction("1.5")), Problem::Overflow);
+        assert_eq!(problem(parse_fraction("1e-10")), Problem::NotWhole);
+        assert_eq!(problem(parse_fraction("-1%")), Problem::Negative);
+        let e = parse_fraction("101%").unwrap_err().to_string();
+        assert!(e.contains("more than 1 (100%)"), "{e}");
+        for (text, shown) in [("1%", "1%"), ("0.005", "0.5%"), ("1e-9", "0.0000001%")] {
+            let f = parse_fraction(text).unwrap();
+            assert_eq!(f.to_string(), shown);
+            assert_eq!(parse_fraction(shown), Ok(f));
+        }
+        let ratio = |s: &str| parse_ratio(s).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ratio("2"), Ratio::integer(2));
+        assert_eq!(ratio("1.5"), Ratio::new(3, 2).unwrap());
+        assert_eq!(ratio("1.25").to_string(), "1.25");
+        assert_eq!(Ratio::new(4, 3).unwrap().to_string(), "4/3");
+        assert_eq!(problem(parse_ratio("1.0000001")), Problem::NotWhole);
+        assert_eq!(
+            problem(parse_ratio("2x")),
+            Problem::UnknownSuffix("x".into())
+        );
+        assert_eq!(problem(parse_ratio("5e9")), Problem::Overflow);
     }
 
     #[test]
