@@ -89,6 +89,23 @@ fn base_builds_the_expected_config() {
     ));
 }
 
+/// tc's default: a leaf without `limit` queues 1 000 packets; `limit = "none"` spelled
+/// out is unbounded; interior classes get no limit.
+#[test]
+fn leaves_get_a_default_limit_unless_none_is_spelled_out() {
+    let text = BASE.replace("name = \"b\"", "name = \"b\"\nlimit = \"none\"");
+    let s = load(&text).unwrap();
+    let tree = &s.config.links[0].classes;
+    let limit = |name: &str| tree.get(tree.id_of(name).unwrap()).spec.limit;
+    assert_eq!(limit("a"), Some(Limit::Packets(1000)));
+    assert_eq!(limit("c"), Some(Limit::Packets(1000)));
+    assert_eq!(limit("b"), None);
+    assert_eq!(limit("parent"), None);
+    let described = linkshare_scenario::describe::describe(&s);
+    assert!(described.contains("limit none (unbounded)"), "{described}");
+    assert!(described.contains("without `limit` queues at most 1000 packets"));
+}
+
 #[test]
 fn values_are_exact() {
     let text = BASE

@@ -66,10 +66,15 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
     spec.cburst = size(ctx, "cburst");
     spec.max_packet = size(ctx, "max_packet");
     spec.quantum = size(ctx, "quantum");
-    spec.limit = t
+    let unlimited = t
         .get("limit")
-        .and_then(|v| limit(ctx, &t.field("limit"), v))
-        .map(|l| l.value);
+        .is_some_and(|v| matches!(v.get_ref(), DeValue::String(s) if s == "none"));
+    if !unlimited {
+        spec.limit = t
+            .get("limit")
+            .and_then(|v| limit(ctx, &t.field("limit"), v))
+            .map(|l| l.value);
+    }
     let rt = t.get("rt").and_then(|v| curve(ctx, &t.field("rt"), v));
     spec.rt = rt.map(|(c, _)| c);
     spec.ls = t
@@ -84,6 +89,7 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
         path: path.to_owned(),
         spec,
         rt_burst: rt.and_then(|(_, umax)| umax),
+        unlimited,
     })
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
+use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, DEFAULT_LEAF_LIMIT, LinkSpec};
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::Duration;
 use linkshare_sim::config::{
@@ -220,8 +220,12 @@ fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Optio
         best_effort: None,
         classes: vec![ClassDef {
             path: "link.reverse.class[0]".to_owned(),
-            spec: ClassSpec::new(ACK_CLASS, None),
+            spec: ClassSpec {
+                limit: Some(DEFAULT_LEAF_LIMIT),
+                ..ClassSpec::new(ACK_CLASS, None)
+            },
             rt_burst: None,
+            unlimited: false,
         }],
         reverse: None,
     })
@@ -338,7 +342,7 @@ fn build_link<'d>(
         rate: rate.value,
         origin: Some(ctx.origin(&def.span)),
     };
-    let specs: Vec<ClassSpec> = def.classes.iter().map(|c| c.spec.clone()).collect();
+    let specs = with_default_limits(&def.classes);
     let tree = match ClassTree::build(link.clone(), specs.clone()) {
         Ok(tree) => tree,
         Err(errors) => {
@@ -385,6 +389,25 @@ fn build_link<'d>(
             ack_path: false,
         },
     })
+}
+
+/// The classes' specifications, every leaf without `limit` given
+/// [`DEFAULT_LEAF_LIMIT`] (as tc does) unless it says `limit = "none"`. A leaf is a
+/// class no other class names as its parent.
+fn with_default_limits(classes: &[ClassDef]) -> Vec<ClassSpec> {
+    classes
+        .iter()
+        .map(|c| {
+            let mut spec = c.spec.clone();
+            let is_leaf = !classes
+                .iter()
+                .any(|o| o.spec.parent.as_deref() == Some(spec.name.as_str()));
+            if is_leaf && spec.limit.is_none() && !c.unlimited {
+                spec.limit = Some(DEFAULT_LEAF_LIMIT);
+            }
+            spec
+        })
+        .collect()
 }
 
 /// The tree again, every leaf with its best-effort `ls` curve
