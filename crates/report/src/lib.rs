@@ -249,12 +249,29 @@ pub fn write_run(
     write_run_with_summary(dir, result, &summary)
 }
 
+/// How a run's outputs are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// How the plots are drawn.
+    pub plots: plots::PlotOptions,
+}
+
 /// [`write_run`] with the run's summary already computed (computing it measures the
 /// link-sharing quality, which is worth doing once for a big run).
 pub fn write_run_with_summary(
     dir: &Path,
     result: &RunResult,
     summary: &summary::Summary,
+) -> Result<Written, WriteError> {
+    write_run_with(dir, result, summary, &WriteOptions::default())
+}
+
+/// [`write_run_with_summary`] with `options`.
+pub fn write_run_with(
+    dir: &Path,
+    result: &RunResult,
+    summary: &summary::Summary,
+    options: &WriteOptions,
 ) -> Result<Written, WriteError> {
     create_dir(dir)?;
     let mut written = Written::default();
@@ -266,7 +283,9 @@ pub fn write_run_with_summary(
     written.write(
         dir,
         "throughput.svg",
-        plots::throughput(&title, result).render().as_bytes(),
+        plots::throughput(&title, result, options.plots)
+            .render()
+            .as_bytes(),
     )?;
     written.write(
         dir,
@@ -276,7 +295,9 @@ pub fn write_run_with_summary(
     written.write(
         dir,
         "backlog.svg",
-        plots::backlog(&title, result).render().as_bytes(),
+        plots::backlog(&title, result, options.plots)
+            .render()
+            .as_bytes(),
     )?;
     Ok(written)
 }

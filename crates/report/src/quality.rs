@@ -30,7 +30,7 @@ use linkshare_core::units::{Bytes, Instant, Rate};
 use linkshare_sim::config::{LinkConfig, SimConfig};
 use linkshare_sim::result::{DelayLog, DelayRecord, LinkResult, RunResult};
 
-use super::table::TextTable;
+use super::table::{TextTable, in_unit, rate_unit};
 use crate::reference::{self, LinkReference};
 
 /// Empirical alpha is skipped on a link where some class has more children than this.
@@ -316,7 +316,7 @@ pub fn short_secs(s: f64) -> String {
 
 /// The compact section printed after a run's table: per link, alpha and the largest
 /// gap, then the reference and measured rate of every class per interval of constant
-/// demand (Mbit/s) with the relative error. `links` pairs each link's name and
+/// demand (in the unit the largest rate needs) with the relative error. `links` pairs each link's name and
 /// scheduler with its quality. Links only acknowledgements cross are left out.
 pub fn terminal_section(links: &[(&str, &str, &LinkSharing)]) -> String {
     let mut out = String::new();
@@ -343,13 +343,19 @@ pub fn terminal_section(links: &[(&str, &str, &LinkSharing)]) -> String {
             };
             let _ = writeln!(out, "  largest gap of a backlogged leaf (Def. 2): {gap}");
         }
+        let shown = &q.intervals[..q.intervals.len().min(SHOWN_INTERVALS)];
+        let (unit, size) = rate_unit(shown.iter().flat_map(|iv| {
+            iv.classes
+                .iter()
+                .flat_map(|c| [Some(c.reference_bps), c.measured_bps])
+                .flatten()
+        }));
         let _ = writeln!(
             out,
-            "  reference (HMM-fair) and measured rates, Mbit/s, per interval of constant demand:"
+            "  reference (HMM-fair) and measured rates, {unit}, per interval of constant demand:"
         );
-        let shown = &q.intervals[..q.intervals.len().min(SHOWN_INTERVALS)];
         for chunk in shown.chunks(INTERVALS_PER_TABLE) {
-            let text = interval_table(chunk).render();
+            let text = interval_table(chunk, size).render();
             for line in text.lines() {
                 let _ = writeln!(out, "  {line}");
             }
@@ -365,8 +371,9 @@ pub fn terminal_section(links: &[(&str, &str, &LinkSharing)]) -> String {
     out
 }
 
-/// Classes as rows; for each interval its reference, measured rate and relative error.
-fn interval_table(intervals: &[IntervalQuality]) -> TextTable {
+/// Classes as rows; for each interval its reference, measured rate (in units of
+/// `unit` bit/s) and relative error.
+fn interval_table(intervals: &[IntervalQuality], unit: f64) -> TextTable {
     let mut t = TextTable {
         header: vec!["class".to_owned()],
         ..TextTable::default()
@@ -386,11 +393,8 @@ fn interval_table(intervals: &[IntervalQuality]) -> TextTable {
         let mut row = vec![c.name.clone()];
         for iv in intervals {
             let k = &iv.classes[i];
-            row.push(format!("{:.3}", k.reference_bps / 1e6));
-            row.push(
-                k.measured_bps
-                    .map_or("-".to_owned(), |m| format!("{:.3}", m / 1e6)),
-            );
+            row.push(in_unit(Some(k.reference_bps), unit));
+            row.push(in_unit(k.measured_bps, unit));
             row.push(
                 k.relative_error
                     .map_or("-".to_owned(), |e| format!("{:+.2}", e * 100.0)),

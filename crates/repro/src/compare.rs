@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use linkshare_core::sched::SchedulerKind;
-use linkshare_report::{Written, csv, plots, table, write_run};
+use linkshare_report::summary::Summary;
+use linkshare_report::{WriteOptions, Written, csv, plots, table, write_run_with};
 use linkshare_scenario::{Progress, Scenario};
 use linkshare_sim::RunResult;
 
@@ -29,6 +30,7 @@ pub fn compare(
     option: &str,
     out: &Path,
     progress: &dyn Progress,
+    write: &WriteOptions,
 ) -> Result<Comparison, ReproError> {
     let mut written = Written::default();
     let mut runs = Vec::with_capacity(kinds.len());
@@ -38,12 +40,13 @@ pub fn compare(
         let result = s
             .simulate(&format!("{} under {kind}", scenario.name), progress)
             .map_err(|e| ReproError::Simulator(e.to_string()))?;
-        let files = write_run(&out.join(kind.name()), &s.name, &s.config, &result)?;
+        let summary = Summary::new(&s.name, &s.config, &result);
+        let files = write_run_with(&out.join(kind.name()), &result, &summary, write)?;
         written.files.extend(files.files);
         runs.push((kind.name().to_owned(), result));
     }
     written.write(out, "compare.csv", csv::compare(&runs).as_bytes())?;
-    let throughput = plots::compare_throughput(&scenario.name, &runs).render();
+    let throughput = plots::compare_throughput(&scenario.name, &runs, write.plots).render();
     written.write(out, "throughput.svg", throughput.as_bytes())?;
     let cdf = plots::compare_delay_cdf(&scenario.name, &runs).render();
     written.write(out, "delay_cdf.svg", cdf.as_bytes())?;

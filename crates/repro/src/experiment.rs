@@ -31,7 +31,7 @@ use linkshare_report::reference::{LinkReference, link_reference};
 use linkshare_report::summary::Summary;
 use linkshare_report::svg::{Dash, LineChart, Series};
 use linkshare_report::table::TextTable;
-use linkshare_report::{Written, csv, files_listing, plots, write_run_with_summary};
+use linkshare_report::{Written, csv, files_listing, plots, write_run_with};
 use linkshare_scenario::{self as scenario, Problems, Scenario};
 
 /// One scenario of a reproduction.
@@ -160,7 +160,7 @@ pub fn run_variant(
             .simulate(&format!("{} under {kind}", scenario.name), opts.progress)
             .map_err(|e| ReproError::Simulator(e.to_string()))?;
         let summary = Summary::new(&s.name, &s.config, &result);
-        let files = write_run_with_summary(&dir.join(kind.name()), &result, &summary)?;
+        let files = write_run_with(&dir.join(kind.name()), &result, &summary, &opts.write)?;
         written.files.extend(files.files);
         let rates = match &result.links[0].delay_log {
             DelayLog::Packets(records) => Some(measured_rates(
@@ -185,7 +185,7 @@ pub fn run_variant(
     let title = out.scenario.name.clone();
     out.written
         .write(dir, "compare.csv", csv::compare(&out.results).as_bytes())?;
-    let throughput = plots::compare_throughput(&title, &out.results).render();
+    let throughput = plots::compare_throughput(&title, &out.results, opts.write.plots).render();
     out.written
         .write(dir, "throughput.svg", throughput.as_bytes())?;
     let cdf = plots::compare_delay_cdf(&title, &out.results).render();

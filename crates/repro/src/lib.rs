@@ -35,7 +35,7 @@ use linkshare_core::sched::SchedulerKind;
 
 use std::fmt;
 
-use linkshare_report::WriteError;
+use linkshare_report::{WriteError, WriteOptions};
 use linkshare_scenario::{Problems, Progress};
 
 /// Why a reproduction could not run.
@@ -90,6 +90,8 @@ pub struct Options<'a> {
     pub shorten: u32,
     /// Where the simulated runs report how far they got.
     pub progress: &'a dyn Progress,
+    /// How each run's outputs are written.
+    pub write: WriteOptions,
 }
 
 /// One reproduction.

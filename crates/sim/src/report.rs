@@ -7,7 +7,9 @@ use linkshare_core::units::Duration;
 use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
-use crate::result::{ClassResult, FlowResult, LinkResult, PathCounts, RunResult, TransportReport};
+use crate::result::{
+    ClassResult, DelayHistogram, FlowResult, LinkResult, PathCounts, RunResult, TransportReport,
+};
 use crate::sim::{InFlight, Link, Simulator};
 
 /// The result of a run that has processed every event before its end.
@@ -113,6 +115,9 @@ fn link_result(
         .iter()
         .map(|c| link.meter.delivered(c.id))
         .collect();
+    // An interior class's distribution: every bin of the leaves below it, merged in one
+    // sort (merging leaf by leaf would cost leaves × bins for the root).
+    let mut below: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); tree.len()];
     for &leaf in tree.leaves() {
         for ancestor in tree.ancestors(leaf) {
             let (a, l) = (ancestor.index(), leaf.index());
@@ -120,7 +125,12 @@ fn link_result(
             add_counters(&mut counters[a], &leaf_counters);
             let leaf_delivered = delivered[l];
             add_count(&mut delivered[a], leaf_delivered);
-            delays[a] = delays[a].merged(&delays[l]);
+            below[a].extend_from_slice(delays[l].bins());
+        }
+    }
+    for (a, mut bins) in below.into_iter().enumerate() {
+        if !bins.is_empty() {
+            delays[a] = DelayHistogram::from_unsorted_bins(&mut bins);
         }
     }
     let classes = tree

@@ -385,6 +385,21 @@ impl DelayHistogram {
         DelayHistogram { bins }
     }
 
+    /// A distribution from `(delay, count)` pairs in any order, a delay possibly
+    /// repeated (their counts add up): the union of several distributions' bins. Sorts
+    /// `bins` in place.
+    pub fn from_unsorted_bins(bins: &mut [(Duration, u64)]) -> DelayHistogram {
+        bins.sort_unstable_by_key(|&(d, _)| d);
+        let mut merged: Vec<(Duration, u64)> = Vec::with_capacity(bins.len());
+        for &(d, n) in bins.iter().filter(|&&(_, n)| n > 0) {
+            match merged.last_mut() {
+                Some((last, count)) if *last == d => *count += n,
+                _ => merged.push((d, n)),
+            }
+        }
+        DelayHistogram { bins: merged }
+    }
+
     /// Distinct delays with their counts, increasing.
     pub fn bins(&self) -> &[(Duration, u64)] {
         &self.bins
@@ -639,6 +654,8 @@ mod tests {
         let a = hist(&[1, 3, 3, 8]);
         let b = hist(&[2, 3, 9]);
         assert_eq!(a.merged(&b), hist(&[1, 2, 3, 3, 3, 8, 9]));
+        let mut bins: Vec<_> = b.bins().iter().chain(a.bins()).copied().collect();
+        assert_eq!(DelayHistogram::from_unsorted_bins(&mut bins), a.merged(&b));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use linkshare_report::summary::{self, Summary};
 use linkshare_repro::compare::{compare, comparison_text};
 use linkshare_scenario::Problems;
 
-use super::{TerminalProgress, default_out, parse_scheduler};
+use super::{OutputArgs, TerminalProgress, default_out, parse_scheduler};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `compare`.
@@ -30,6 +30,9 @@ pub struct CompareArgs {
     /// Print the summaries as JSON on stdout (the list of files goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// How outputs are written.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The JSON printed by `compare --json`.
@@ -68,7 +71,14 @@ pub fn run(args: &CompareArgs) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
     let progress = TerminalProgress::new();
-    let comparison = compare(&scenario, &kinds, "--schedulers", &out, &progress)?;
+    let comparison = compare(
+        &scenario,
+        &kinds,
+        "--schedulers",
+        &out,
+        &progress,
+        &args.output.write_options(),
+    )?;
     let files = files_listing(&comparison.written.files);
     let mut so = std::io::stdout().lock();
     let printed = if args.json {

@@ -4,8 +4,8 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use linkshare_report::files_listing;
 use linkshare_report::table::ms;
+use linkshare_report::{WriteOptions, files_listing};
 use linkshare_repro::compare::{Comparison, compare, comparison_text};
 use linkshare_repro::demo;
 
@@ -37,7 +37,14 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
     );
     intro.map_err(stdout_failure)?;
     let progress = TerminalProgress::new();
-    let comparison = compare(&scenario, &demo::SCHEDULERS, "demo", &out, &progress)?;
+    let comparison = compare(
+        &scenario,
+        &demo::SCHEDULERS,
+        "demo",
+        &out,
+        &progress,
+        &WriteOptions::default(),
+    )?;
     write!(
         so,
         "{}\nfiles written:\n{}",

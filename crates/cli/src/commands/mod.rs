@@ -16,9 +16,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Instant};
+use linkshare_report::WriteOptions;
+use linkshare_report::plots::PlotOptions;
 use linkshare_scenario::{Problems, Progress, did_you_mean};
 
 use crate::error::Failure;
+
+/// How outputs are written: the options `run`, `compare` and `repro` share.
+#[derive(Clone, Debug, clap::Args)]
+pub struct OutputArgs {
+    /// Draw throughput and backlog on a logarithmic y axis (for classes far below the
+    /// others; zero values are then not drawn).
+    #[arg(long)]
+    pub log_scale: bool,
+}
+
+impl OutputArgs {
+    /// The write options these arguments ask for.
+    pub fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            plots: PlotOptions {
+                log_scale: self.log_scale,
+            },
+        }
+    }
+}
 
 /// The directory outputs go to when `--out` is not given: `./linkshare-out/<name>/`.
 pub fn default_out(name: &str) -> PathBuf {

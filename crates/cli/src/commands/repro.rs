@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use linkshare_repro::{ALL, Options, find, listing};
 use linkshare_scenario::{Problem, Problems, did_you_mean};
 
-use super::{TerminalProgress, parse_scheduler};
+use super::{OutputArgs, TerminalProgress, parse_scheduler};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `repro`.
@@ -27,6 +27,9 @@ pub struct ReproArgs {
     /// (simulated reproductions).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub shorten: u32,
+    /// How outputs are written.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Runs the command.
@@ -71,6 +74,7 @@ pub fn run(args: &ReproArgs) -> Result<(), Failure> {
         only: only.as_deref(),
         shorten: args.shorten,
         progress: &progress,
+        write: args.output.write_options(),
     };
     let mut so = std::io::stdout().lock();
     (repro.run)(&options, &mut so)?;

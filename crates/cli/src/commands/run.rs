@@ -4,9 +4,9 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use linkshare_report::summary::Summary;
-use linkshare_report::{check, files_listing, quality, table, write_run_with_summary};
+use linkshare_report::{check, files_listing, quality, table, write_run_with};
 
-use super::{TerminalProgress, default_out, parse_scheduler};
+use super::{OutputArgs, TerminalProgress, default_out, parse_scheduler};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `run`.
@@ -26,6 +26,9 @@ pub struct RunArgs {
     /// Print the summary as JSON on stdout (the list of files goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// How outputs are written.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Runs the command.
@@ -48,7 +51,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         .unwrap_or_else(|| default_out(&scenario.name));
     let result = scenario.simulate(&scenario.name, &TerminalProgress::new())?;
     let summary = Summary::new(&scenario.name, &scenario.config, &result);
-    let written = write_run_with_summary(&out, &result, &summary)?;
+    let written = write_run_with(&out, &result, &summary, &args.output.write_options())?;
     let files = files_listing(&written.files);
     let mut so = std::io::stdout().lock();
     let printed = if args.json {

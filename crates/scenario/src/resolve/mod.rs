@@ -395,13 +395,15 @@ fn build_link<'d>(
 /// [`DEFAULT_LEAF_LIMIT`] (as tc does) unless it says `limit = "none"`. A leaf is a
 /// class no other class names as its parent.
 fn with_default_limits(classes: &[ClassDef]) -> Vec<ClassSpec> {
+    let parents: std::collections::HashSet<&str> = classes
+        .iter()
+        .filter_map(|c| c.spec.parent.as_deref())
+        .collect();
     classes
         .iter()
         .map(|c| {
             let mut spec = c.spec.clone();
-            let is_leaf = !classes
-                .iter()
-                .any(|o| o.spec.parent.as_deref() == Some(spec.name.as_str()));
+            let is_leaf = !parents.contains(spec.name.as_str());
             if is_leaf && spec.limit.is_none() && !c.unlimited {
                 spec.limit = Some(DEFAULT_LEAF_LIMIT);
             }
