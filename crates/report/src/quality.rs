@@ -3,7 +3,12 @@
 //!
 //! From the port's per-packet records (arrival, departure, length) each packet's
 //! transmission is rebuilt: it started at `departure - rate.tx_time(len + overhead)`,
-//! which is exactly when the scheduler released it (the port sends back to back). Then:
+//! which is exactly when the scheduler released it (the port sends back to back). The
+//! records are read in two passes, wherever the run kept them (memory or a spill file):
+//! the first measures the rates and the gap and collects every packet's arrival (16
+//! bytes a packet, the only memory that grows with the packets), the second replays the
+//! releases in order among the sorted arrivals for empirical alpha
+//! ([`linkshare_analysis::quality::AlphaMeter`]). Then:
 //!
 //! * `empirical_alpha_bytes`: Definition 1 of the HLS paper computed exactly
 //!   ([`linkshare_analysis::quality::empirical_alpha`]) — the largest
@@ -24,7 +29,9 @@
 
 use std::fmt::Write as _;
 
-use linkshare_analysis::quality::{Transmission, empirical_alpha, max_gap};
+use std::io;
+
+use linkshare_analysis::quality::{AlphaMeter, GapMeter, Transmission};
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::units::{Bytes, Instant, Rate};
 use linkshare_sim::config::{LinkConfig, SimConfig};
@@ -148,73 +155,106 @@ fn unmeasured(
     }
 }
 
-/// Every packet of `records` as a [`Transmission`] on a link of `rate` with `overhead`
-/// bytes per packet.
-pub fn transmissions(records: &[DelayRecord], rate: Rate, overhead: Bytes) -> Vec<Transmission> {
-    records
-        .iter()
-        .map(|r| {
-            let wire = Bytes(u64::from(r.len)) + overhead;
-            let start = r.departure - rate.tx_time(wire);
-            Transmission {
-                class: r.class,
-                bytes: r.len,
-                arrival: r.arrival,
-                start,
-                end: r.departure,
-            }
-        })
-        .collect()
+/// A packet's record as a [`Transmission`] on a link of `rate` with `overhead` bytes
+/// per packet: it started when its last bit left minus its transmission time.
+pub fn transmission(r: &DelayRecord, rate: Rate, overhead: Bytes) -> Transmission {
+    let wire = Bytes(u64::from(r.len)) + overhead;
+    Transmission {
+        class: r.class,
+        bytes: r.len,
+        arrival: r.arrival,
+        start: r.departure - rate.tx_time(wire),
+        end: r.departure,
+    }
 }
 
-/// The measured rate (bit/s) of every class of `tree` in each window `[from, to)` of
-/// `windows` (sorted, disjoint): bytes of the packets of `records` (in departure order)
-/// whose transmission completed in the window, counted for the leaf and every ancestor,
-/// times 8 over the window's length. Empty windows measure 0.
+/// The measured rate (bit/s) of every class of a tree in each window `[from, to)` of a
+/// list (sorted, disjoint), from the records of its link fed in departure order: the
+/// bytes of the packets whose transmission completed in the window, counted for the leaf
+/// and every ancestor, times 8 over the window's length. Empty windows measure 0.
+#[derive(Debug)]
+pub struct RateMeter<'w> {
+    /// Each class and its ancestors, by class index.
+    paths: Vec<Vec<usize>>,
+    windows: &'w [(Instant, Instant)],
+    /// The window the next record may fall in.
+    next: usize,
+    /// Bytes per window per class.
+    bytes: Vec<Vec<u64>>,
+}
+
+impl<'w> RateMeter<'w> {
+    /// A meter for the classes of `tree` over `windows`.
+    pub fn new(tree: &ClassTree, windows: &'w [(Instant, Instant)]) -> RateMeter<'w> {
+        let paths = tree
+            .classes()
+            .iter()
+            .map(|c| {
+                std::iter::once(c.id)
+                    .chain(tree.ancestors(c.id))
+                    .map(ClassId::index)
+                    .collect()
+            })
+            .collect();
+        RateMeter {
+            paths,
+            windows,
+            next: 0,
+            bytes: vec![vec![0; tree.len()]; windows.len()],
+        }
+    }
+
+    /// The next record, in order of departure.
+    pub fn add(&mut self, r: &DelayRecord) {
+        while let Some(&(_, to)) = self.windows.get(self.next)
+            && r.departure >= to
+        {
+            self.next += 1;
+        }
+        let Some(&(from, _)) = self.windows.get(self.next) else {
+            return;
+        };
+        if r.departure >= from
+            && let Some(path) = self.paths.get(r.class.index())
+        {
+            for &c in path {
+                self.bytes[self.next][c] += u64::from(r.len);
+            }
+        }
+    }
+
+    /// The rates, by window then class index.
+    pub fn rates(self) -> Vec<Vec<f64>> {
+        self.windows
+            .iter()
+            .zip(self.bytes)
+            .map(|(&(from, to), bytes)| {
+                let secs = to.since(from).as_secs_f64();
+                bytes
+                    .into_iter()
+                    .map(|b| {
+                        if secs > 0.0 {
+                            b as f64 * 8.0 / secs
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// The rates of [`RateMeter`] over the whole `log` of a link with `tree`; `None` when
+/// the run kept no per-packet records.
 pub fn measured_rates(
     tree: &ClassTree,
-    records: &[DelayRecord],
+    log: &DelayLog,
     windows: &[(Instant, Instant)],
-) -> Vec<Vec<f64>> {
-    let paths: Vec<Vec<usize>> = tree
-        .classes()
-        .iter()
-        .map(|c| {
-            std::iter::once(c.id)
-                .chain(tree.ancestors(c.id))
-                .map(ClassId::index)
-                .collect()
-        })
-        .collect();
-    let mut next = 0;
-    windows
-        .iter()
-        .map(|&(from, to)| {
-            let mut bytes = vec![0u64; tree.len()];
-            while next < records.len() && records[next].departure < from {
-                next += 1;
-            }
-            while let Some(r) = records.get(next)
-                && r.departure < to
-            {
-                for &c in &paths[r.class.index()] {
-                    bytes[c] += u64::from(r.len);
-                }
-                next += 1;
-            }
-            let secs = to.since(from).as_secs_f64();
-            bytes
-                .into_iter()
-                .map(|b| {
-                    if secs > 0.0 {
-                        b as f64 * 8.0 / secs
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect()
+) -> io::Result<Option<Vec<Vec<f64>>>> {
+    let mut meter = RateMeter::new(tree, windows);
+    let kept = log.for_each(|r| meter.add(r))?;
+    Ok(kept.then(|| meter.rates()))
 }
 
 /// The largest number of children of a class of `tree`.
@@ -226,15 +266,80 @@ fn most_children(tree: &ClassTree) -> (usize, &str) {
         .unwrap_or((0, ""))
 }
 
+/// What one pass over a link's records measures: the rates per interval, the largest
+/// gap, and the arrivals (sorted later) for empirical alpha.
+fn first_pass(
+    link: &LinkConfig,
+    log: &DelayLog,
+    windows: &[(Instant, Instant)],
+    with_arrivals: bool,
+) -> io::Result<(Vec<Vec<f64>>, GapMeter, Vec<(Instant, ClassId)>)> {
+    let mut rates = RateMeter::new(&link.classes, windows);
+    let mut gap = GapMeter::default();
+    let mut arrivals = Vec::new();
+    log.for_each(|r| {
+        rates.add(r);
+        gap.transmission(&transmission(r, link.rate, link.overhead));
+        if with_arrivals {
+            arrivals.push((r.arrival, r.class));
+        }
+    })?;
+    Ok((rates.rates(), gap, arrivals))
+}
+
+/// Empirical alpha from a second pass over a link's records: the releases in order,
+/// each after the arrivals (`arrivals`, sorted by time) up to its instant.
+fn alpha_pass(
+    link: &LinkConfig,
+    log: &DelayLog,
+    arrivals: &[(Instant, ClassId)],
+) -> io::Result<linkshare_analysis::quality::AlphaReport> {
+    let mut meter = AlphaMeter::new(&link.classes);
+    let mut next = 0;
+    log.for_each(|r| {
+        let t = transmission(r, link.rate, link.overhead);
+        while let Some(&(at, class)) = arrivals.get(next)
+            && at <= t.start
+        {
+            meter.arrival(class);
+            next += 1;
+        }
+        meter.release(t.class, t.bytes);
+    })?;
+    for &(_, class) in &arrivals[next..] {
+        meter.arrival(class);
+    }
+    Ok(meter.report())
+}
+
 fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> LinkSharing {
     let tree = &link.classes;
     let name = |id: ClassId| tree.get(id).name().to_owned();
-    let records = match &measured.delay_log {
-        DelayLog::Packets(records) => Some(records.as_slice()),
-        DelayLog::Histogram { .. } => None,
-    };
+    let log = &measured.delay_log;
     let windows: Vec<(Instant, Instant)> = r.intervals.iter().map(|i| (i.start, i.end)).collect();
-    let rates = records.map(|recs| measured_rates(tree, recs, &windows));
+    let (siblings, crowded) = most_children(tree);
+    let with_alpha = siblings <= MAX_SIBLINGS;
+    let passes = if log.is_per_packet() {
+        first_pass(link, log, &windows, with_alpha).and_then(|(rates, gap, mut arrivals)| {
+            let alpha = if with_alpha {
+                arrivals.sort_unstable_by_key(|a| a.0);
+                Some(alpha_pass(link, log, &arrivals)?)
+            } else {
+                None
+            };
+            Ok((rates, gap, alpha))
+        })
+    } else {
+        Err(io::Error::other(
+            "the run measured more packet delays than max_delay_records, so per-packet \
+             records were replaced by histograms; shorten the run or lower the rates to \
+             measure link-sharing quality",
+        ))
+    };
+    let (rates, failure) = match passes {
+        Ok((rates, gap, alpha)) => (Some(rates), Ok((gap, alpha))),
+        Err(e) => (None, Err(e)),
+    };
     let intervals = r
         .intervals
         .iter()
@@ -264,38 +369,28 @@ fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> 
                 .collect(),
         })
         .collect();
-    let Some(records) = records else {
-        return unmeasured(
-            "unavailable",
-            Some(
-                "the run measured more packet delays than max_delay_records, so per-packet \
-                 records were replaced by histograms; shorten the run or lower the rates to \
-                 measure link-sharing quality",
-            ),
-            intervals,
-        );
+    let (gap, alpha) = match failure {
+        Ok(found) => found,
+        Err(e) => return unmeasured("unavailable", Some(&e.to_string()), intervals),
     };
     let mut q = unmeasured("measured", None, intervals);
-    let txs = transmissions(records, link.rate, link.overhead);
-    let (siblings, crowded) = most_children(tree);
-    if siblings > MAX_SIBLINGS {
-        q.empirical_alpha_note = Some(format!(
-            "skipped: class `{crowded}` has {siblings} children (more than {MAX_SIBLINGS}), \
-             and the exact computation costs packets x siblings"
-        ));
-    } else {
-        match empirical_alpha(tree, &txs).worst() {
-            Some((a, b, alpha)) => {
-                q.empirical_alpha_bytes = Some(alpha);
-                q.empirical_alpha_pair = Some([name(a), name(b)]);
-            }
-            None => {
-                q.empirical_alpha_note =
-                    Some("no two sibling classes were ever backlogged together".to_owned());
-            }
+    match alpha.map(|a| a.worst()) {
+        None => {
+            q.empirical_alpha_note = Some(format!(
+                "skipped: class `{crowded}` has {siblings} children (more than {MAX_SIBLINGS}), \
+                 and the exact computation costs packets x siblings"
+            ));
+        }
+        Some(Some((a, b, alpha))) => {
+            q.empirical_alpha_bytes = Some(alpha);
+            q.empirical_alpha_pair = Some([name(a), name(b)]);
+        }
+        Some(None) => {
+            q.empirical_alpha_note =
+                Some("no two sibling classes were ever backlogged together".to_owned());
         }
     }
-    if let Some(g) = max_gap(&txs) {
+    if let Some(g) = gap.report() {
         q.max_gap_s = Some(g.gap.as_secs_f64());
         q.max_gap_class = Some(name(g.class));
         q.max_gap_from_s = Some(g.from.as_secs_f64());

@@ -4,9 +4,10 @@
 use std::path::Path;
 
 use linkshare_core::sched::SchedulerKind;
+use linkshare_report::spill::records_in;
 use linkshare_report::summary::Summary;
 use linkshare_report::{WriteOptions, Written, csv, plots, table, write_run_with};
-use linkshare_scenario::{Progress, Scenario};
+use linkshare_scenario::{Progress, RunOptions, Scenario};
 use linkshare_sim::RunResult;
 
 use crate::ReproError;
@@ -31,17 +32,27 @@ pub fn compare(
     out: &Path,
     progress: &dyn Progress,
     write: &WriteOptions,
+    memory_budget: Option<u64>,
 ) -> Result<Comparison, ReproError> {
     let mut written = Written::default();
     let mut runs = Vec::with_capacity(kinds.len());
     for &kind in kinds {
         let mut s = scenario.clone();
         s.set_scheduler(kind, option)?;
+        let run_dir = out.join(kind.name());
+        let options = RunOptions {
+            records: Some(records_in(&run_dir, s.config.links.len())?),
+            memory_budget,
+        };
         let result = s
-            .simulate(&format!("{} under {kind}", scenario.name), progress)
+            .simulate_with(
+                &format!("{} under {kind}", scenario.name),
+                progress,
+                options,
+            )
             .map_err(|e| ReproError::Simulator(e.to_string()))?;
-        let summary = Summary::new(&s.name, &s.config, &result);
-        let files = write_run_with(&out.join(kind.name()), &result, &summary, write)?;
+        let summary = Summary::with_outputs(&s.name, &s.config, &result, &write.outputs);
+        let files = write_run_with(&run_dir, &result, &summary, write)?;
         written.files.extend(files.files);
         runs.push((kind.name().to_owned(), result));
     }

@@ -92,6 +92,9 @@ pub struct Options<'a> {
     pub progress: &'a dyn Progress,
     /// How each run's outputs are written.
     pub write: WriteOptions,
+    /// Each run stops cleanly past this many bytes of data (see
+    /// [`linkshare_sim::memory`]); `None`: no limit.
+    pub memory_budget: Option<u64>,
 }
 
 /// One reproduction.

@@ -37,6 +37,7 @@ use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::SimConfig;
+use linkshare_sim::records::RecordSink;
 use linkshare_sim::{RunResult, SimError, Simulator};
 use toml::de::DeTable;
 
@@ -65,6 +66,17 @@ pub struct NoProgress;
 impl Progress for NoProgress {
     fn update(&self, _label: &str, _now: Instant, _total: Duration) {}
     fn finish(&self, _label: &str) {}
+}
+
+/// How a run is carried out, beyond what its scenario says.
+#[derive(Debug, Default)]
+pub struct RunOptions {
+    /// Where the per-packet delay records go as the run makes them (the output writers
+    /// spill them to a file); `None`: they are kept in memory.
+    pub records: Option<Box<dyn RecordSink>>,
+    /// Stop the run cleanly when its data takes more than this many bytes (see
+    /// [`linkshare_sim::memory`]); `None`: no limit.
+    pub memory_budget: Option<u64>,
 }
 
 /// The form a scenario was written in.
@@ -158,7 +170,23 @@ impl Scenario {
 
     /// Runs the simulation, telling `progress` how far run `label` got.
     pub fn simulate(&self, label: &str, progress: &dyn Progress) -> Result<RunResult, SimError> {
-        let sim = Simulator::new(&self.config)?;
+        self.simulate_with(label, progress, RunOptions::default())
+    }
+
+    /// [`Scenario::simulate`] with `options`: where the records go, the memory budget.
+    pub fn simulate_with(
+        &self,
+        label: &str,
+        progress: &dyn Progress,
+        options: RunOptions,
+    ) -> Result<RunResult, SimError> {
+        let mut sim = Simulator::new(&self.config)?;
+        if let Some(sink) = options.records {
+            sim = sim.record_to(sink);
+        }
+        if let Some(budget) = options.memory_budget {
+            sim = sim.memory_budget(budget);
+        }
         let result = sim.run_with_progress(&mut |now, total| progress.update(label, now, total));
         progress.finish(label);
         Ok(result)

@@ -2,11 +2,12 @@
 
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::{Count, Counters};
-use linkshare_core::units::Duration;
+use linkshare_core::units::{Duration, Instant};
 
 use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
+use crate::records::{DelayLog, Recorder};
 use crate::result::{
     ClassResult, DelayHistogram, FlowResult, LinkResult, PathCounts, RunResult, TransportReport,
 };
@@ -37,13 +38,33 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
             in_flight(pkt);
         }
     }
-    let duration = sim.duration;
+    // Rates are over the time simulated: the whole duration, or up to where the run
+    // stopped.
+    let duration = sim
+        .stopped
+        .as_ref()
+        .map_or(sim.duration, |s| s.at.since(Instant::ZERO));
     let end = sim.end;
+    let measured: Vec<u64> = sim
+        .links
+        .iter()
+        .map(|l| {
+            l.tree
+                .leaves()
+                .iter()
+                .map(|&c| l.meter.delivered(c).packets)
+                .sum()
+        })
+        .collect();
+    let logs = std::mem::replace(&mut sim.recorder, Recorder::new(0, 0)).finish(&measured);
     let links = sim
         .links
         .iter_mut()
+        .zip(logs)
         .enumerate()
-        .map(|(l, link)| link_result(link, duration, link_on_wire[l], link_propagating[l]))
+        .map(|(l, (link, log))| {
+            link_result(link, duration, link_on_wire[l], link_propagating[l], log)
+        })
         .collect();
     let flows = sim
         .flows
@@ -87,6 +108,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
         flows,
         events: sim.events,
         packet_hops: sim.packet_hops,
+        stopped: sim.stopped.take(),
     }
 }
 
@@ -95,10 +117,11 @@ fn link_result(
     duration: Duration,
     on_wire: Count,
     propagating: Count,
+    delay_log: DelayLog,
 ) -> LinkResult {
     let tree = &link.tree;
     let qdisc = link.port.qdisc();
-    let (mut delays, delay_log) = link.meter.delays();
+    let mut delays = link.meter.delays();
     let mut counters: Vec<Counters> = tree
         .classes()
         .iter()

@@ -26,10 +26,11 @@
 //!
 //! Delay distributions are exact: [`DelayHistogram`] holds every distinct delay in
 //! nanoseconds with its count. Percentiles are nearest-rank (see [`DelayStats`]).
-//! Per-packet records ([`DelayRecord`]) are kept for every port until the run has
-//! recorded [`crate::config::MeasureConfig::max_delay_records`] of them (over all
-//! links); then the records are dropped and [`LinkResult::delay_log`] says
-//! [`DelayLog::Histogram`], while the per-class histograms stay exact.
+//! Per-packet records ([`DelayRecord`]) are kept for every port (in memory or by the
+//! run's record sink, see [`crate::records`]) until the run has recorded
+//! [`crate::config::MeasureConfig::max_delay_records`] of them (over all links); then
+//! the records are dropped and [`LinkResult::delay_log`] says [`DelayLog::Histogram`],
+//! while the per-class histograms stay exact.
 
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::DropReason;
@@ -37,6 +38,7 @@ use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::{Duration, Instant, Rate};
 
 use crate::config::{FlowId, LinkId};
+pub use crate::records::DelayLog;
 
 /// Number of points [`RunResult::cdf`] and [`RunResult::flow_cdf`] return at most.
 pub const CDF_POINTS: usize = 2000;
@@ -59,6 +61,21 @@ pub struct RunResult {
     /// Packets whose transmission on a link completed (a packet crossing two links counts
     /// twice).
     pub packet_hops: u64,
+    /// Why the run ended before `duration`, if it did: then everything measures
+    /// `[0, stopped.at)` and the later windows are empty.
+    pub stopped: Option<Stopped>,
+}
+
+/// A run that ended early: its data grew past the memory budget
+/// ([`crate::Simulator::memory_budget`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    /// The simulated instant it stopped at.
+    pub at: Instant,
+    /// The budget, bytes.
+    pub budget: u64,
+    /// What the run's data took then.
+    pub used: crate::memory::MemoryUse,
 }
 
 /// One link (its egress port) over the run.
@@ -326,27 +343,6 @@ impl DelayRecord {
     /// `departure - arrival`: queueing plus transmission time.
     pub fn delay(&self) -> Duration {
         self.departure.since(self.arrival)
-    }
-}
-
-/// The per-packet delay records of one port.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DelayLog {
-    /// Every packet that completed transmission on the link, in order of departure.
-    Packets(Vec<DelayRecord>),
-    /// The run recorded more than `max_delay_records` packet delays over all links, so
-    /// the records were dropped; the exact distributions are in
-    /// [`ClassResult::delays`].
-    Histogram {
-        /// Packets measured at this port (the sum of the leaves' histogram counts).
-        packets: u64,
-    },
-}
-
-impl DelayLog {
-    /// Whether per-packet records were kept.
-    pub fn is_per_packet(&self) -> bool {
-        matches!(self, DelayLog::Packets(_))
     }
 }
 

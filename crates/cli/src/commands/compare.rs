@@ -78,6 +78,7 @@ pub fn run(args: &CompareArgs) -> Result<(), Failure> {
         &out,
         &progress,
         &args.output.write_options(),
+        None,
     )?;
     let files = files_listing(&comparison.written.files);
     let mut so = std::io::stdout().lock();
@@ -89,7 +90,12 @@ pub fn run(args: &CompareArgs) -> Result<(), Failure> {
                 .iter()
                 .map(|(name, r)| RunJson {
                     scheduler: name.clone(),
-                    summary: Summary::new(&scenario.name, &scenario.config, r),
+                    summary: Summary::with_outputs(
+                        &scenario.name,
+                        &scenario.config,
+                        r,
+                        &args.output.outputs,
+                    ),
                 })
                 .collect(),
         };

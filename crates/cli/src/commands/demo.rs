@@ -44,6 +44,7 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
         &out,
         &progress,
         &WriteOptions::default(),
+        None,
     )?;
     write!(
         so,

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Instant};
 use linkshare_report::WriteOptions;
+use linkshare_report::outputs::Outputs;
 use linkshare_report::plots::PlotOptions;
 use linkshare_scenario::{Problems, Progress, did_you_mean};
 
@@ -25,6 +26,13 @@ use crate::error::Failure;
 /// How outputs are written: the options `run`, `compare` and `repro` share.
 #[derive(Clone, Debug, clap::Args)]
 pub struct OutputArgs {
+    /// The files to write, comma-separated: output names add (summary, throughput,
+    /// flow-throughput, delay, delay-histogram, backlog, drops, flows, bursts, tcp-trace,
+    /// plots), `-name` removes, `default` is every output with delay.csv only up to 1
+    /// million rows (delay_histogram.csv above), `all` both delay files. Example:
+    /// `default,-delay` (no per-packet file).
+    #[arg(long, value_name = "LIST", default_value = "default", value_parser = parse_outputs)]
+    pub outputs: Outputs,
     /// Draw throughput and backlog on a logarithmic y axis (for classes far below the
     /// others; zero values are then not drawn).
     #[arg(long)]
@@ -35,11 +43,16 @@ impl OutputArgs {
     /// The write options these arguments ask for.
     pub fn write_options(&self) -> WriteOptions {
         WriteOptions {
+            outputs: self.outputs,
             plots: PlotOptions {
                 log_scale: self.log_scale,
             },
         }
     }
+}
+
+fn parse_outputs(list: &str) -> Result<Outputs, String> {
+    Outputs::parse(list)
 }
 
 /// The directory outputs go to when `--out` is not given: `./linkshare-out/<name>/`.

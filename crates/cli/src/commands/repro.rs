@@ -75,6 +75,7 @@ pub fn run(args: &ReproArgs) -> Result<(), Failure> {
         shorten: args.shorten,
         progress: &progress,
         write: args.output.write_options(),
+        memory_budget: None,
     };
     let mut so = std::io::stdout().lock();
     (repro.run)(&options, &mut so)?;

@@ -3,8 +3,10 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use linkshare_report::spill::records_in;
 use linkshare_report::summary::Summary;
 use linkshare_report::{check, files_listing, quality, table, write_run_with};
+use linkshare_scenario::RunOptions;
 
 use super::{OutputArgs, TerminalProgress, default_out, parse_scheduler};
 use crate::error::{Failure, stdout_failure};
@@ -49,9 +51,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
-    let result = scenario.simulate(&scenario.name, &TerminalProgress::new())?;
-    let summary = Summary::new(&scenario.name, &scenario.config, &result);
-    let written = write_run_with(&out, &result, &summary, &args.output.write_options())?;
+    let write = args.output.write_options();
+    let options = RunOptions {
+        records: Some(records_in(&out, scenario.config.links.len())?),
+        memory_budget: None,
+    };
+    let result = scenario.simulate_with(&scenario.name, &TerminalProgress::new(), options)?;
+    let summary = Summary::with_outputs(&scenario.name, &scenario.config, &result, &write.outputs);
+    let written = write_run_with(&out, &result, &summary, &write)?;
     let files = files_listing(&written.files);
     let mut so = std::io::stdout().lock();
     let printed = if args.json {
