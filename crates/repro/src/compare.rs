@@ -5,7 +5,7 @@ use std::path::Path;
 
 use linkshare_core::sched::SchedulerKind;
 use linkshare_report::spill::records_in;
-use linkshare_report::summary::Summary;
+use linkshare_report::summary::{Summary, stop_reason};
 use linkshare_report::{WriteOptions, Written, csv, plots, table, write_run_with};
 use linkshare_scenario::{Progress, RunOptions, Scenario};
 use linkshare_sim::RunResult;
@@ -34,6 +34,9 @@ pub fn compare(
     write: &WriteOptions,
     memory_budget: Option<u64>,
 ) -> Result<Comparison, ReproError> {
+    if let Some(budget) = memory_budget {
+        scenario.check_memory(budget)?;
+    }
     let mut written = Written::default();
     let mut runs = Vec::with_capacity(kinds.len());
     for &kind in kinds {
@@ -54,6 +57,9 @@ pub fn compare(
         let summary = Summary::with_outputs(&s.name, &s.config, &result, &write.outputs);
         let files = write_run_with(&run_dir, &result, &summary, write)?;
         written.files.extend(files.files);
+        if let Some(reason) = stop_reason(&result) {
+            return Err(ReproError::Incomplete(reason));
+        }
         runs.push((kind.name().to_owned(), result));
     }
     written.write(out, "compare.csv", csv::compare(&runs).as_bytes())?;

@@ -28,7 +28,7 @@ use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::quality::{measured_rates, short_secs};
 use linkshare_report::reference::{LinkReference, link_reference};
 use linkshare_report::spill::records_in;
-use linkshare_report::summary::Summary;
+use linkshare_report::summary::{Summary, stop_reason};
 use linkshare_report::svg::{Dash, LineChart, Series};
 use linkshare_report::table::TextTable;
 use linkshare_report::{Written, csv, files_listing, plots, write_run_with};
@@ -140,6 +140,9 @@ pub fn run_variant(
     dir: &Path,
 ) -> Result<VariantRuns, ReproError> {
     let scenario = load(&variant, opts.shorten)?;
+    if let Some(budget) = opts.memory_budget {
+        scenario.check_memory(budget)?;
+    }
     let reference = link_reference(&scenario.config, LinkId(0));
     let settle = scenario.config.measure.window;
     let windows: Vec<(Instant, Instant)> = reference
@@ -171,6 +174,9 @@ pub fn run_variant(
         let summary = Summary::with_outputs(&s.name, &s.config, &result, &opts.write.outputs);
         let files = write_run_with(&run_dir, &result, &summary, &opts.write)?;
         written.files.extend(files.files);
+        if let Some(reason) = stop_reason(&result) {
+            return Err(ReproError::Incomplete(reason));
+        }
         let rates = measured_rates(
             &s.config.links[0].classes,
             &result.links[0].delay_log,

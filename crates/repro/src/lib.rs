@@ -51,6 +51,9 @@ pub enum ReproError {
     /// A bug in linkshare: a built-in scenario is invalid, or a run lacks what the
     /// reproduction measures.
     Internal(String),
+    /// A run stopped early, its data past the memory budget (the reason); the outputs
+    /// so far were written.
+    Incomplete(String),
 }
 
 impl fmt::Display for ReproError {
@@ -59,7 +62,7 @@ impl fmt::Display for ReproError {
             ReproError::Problems(p) => write!(f, "{p}"),
             ReproError::Write(e) => write!(f, "{e}"),
             ReproError::Simulator(m) => write!(f, "the simulator cannot run this scenario: {m}"),
-            ReproError::Internal(m) => write!(f, "{m}"),
+            ReproError::Internal(m) | ReproError::Incomplete(m) => write!(f, "{m}"),
         }
     }
 }

@@ -22,6 +22,7 @@
 
 mod apps;
 mod best_effort;
+mod budget;
 pub mod describe;
 mod format;
 mod problem;
@@ -42,6 +43,7 @@ use linkshare_sim::{RunResult, SimError, Simulator};
 use toml::de::DeTable;
 
 pub use best_effort::BestEffort;
+pub use budget::{FALLBACK_BUDGET, default_memory_budget};
 pub use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 pub use resolve::{ACK_CLASS, SINGLE_REVERSE_LINK};
@@ -53,8 +55,14 @@ use reader::{Ctx, Table};
 /// progress bar on a terminal) or not ([`NoProgress`]). `Sync`, so that runs on
 /// several threads can share one.
 pub trait Progress: Sync + std::fmt::Debug {
-    /// Run `label` has simulated up to `now` of `total`.
-    fn update(&self, label: &str, now: Instant, total: Duration);
+    /// Run `label` has simulated up to `now` of `total`, processing `events` events.
+    fn update(&self, label: &str, now: Instant, total: Duration, events: u64);
+
+    /// Run `label` is about to simulate about `events` events (an estimate, see
+    /// [`linkshare_sim::event::estimate`]); a face may warn when that will take long.
+    fn starting(&self, label: &str, events: u64) {
+        let _ = (label, events);
+    }
     /// Run `label` is over.
     fn finish(&self, label: &str);
 }
@@ -64,7 +72,7 @@ pub trait Progress: Sync + std::fmt::Debug {
 pub struct NoProgress;
 
 impl Progress for NoProgress {
-    fn update(&self, _label: &str, _now: Instant, _total: Duration) {}
+    fn update(&self, _label: &str, _now: Instant, _total: Duration, _events: u64) {}
     fn finish(&self, _label: &str) {}
 }
 
@@ -187,7 +195,10 @@ impl Scenario {
         if let Some(budget) = options.memory_budget {
             sim = sim.memory_budget(budget);
         }
-        let result = sim.run_with_progress(&mut |now, total| progress.update(label, now, total));
+        progress.starting(label, linkshare_sim::event::estimate(&self.config));
+        let result = sim.run_with_progress(&mut |now, total, events| {
+            progress.update(label, now, total, events)
+        });
         progress.finish(label);
         Ok(result)
     }

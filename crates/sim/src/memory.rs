@@ -26,7 +26,7 @@ use crate::packet::SimPacket;
 use crate::result::{BurstRecord, DelayRecord};
 
 /// Events between two checks of the memory budget.
-pub const CHECK_EVERY: u64 = 1 << 16;
+pub const CHECK_EVERY: u64 = 1 << 12;
 
 /// Bytes charged per packet queued at a port, on a wire or propagating: the packet and
 /// the slack of the queue holding it.

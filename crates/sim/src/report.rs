@@ -40,7 +40,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
     }
     // Rates are over the time simulated: the whole duration, or up to where the run
     // stopped.
-    let duration = sim
+    let simulated = sim
         .stopped
         .as_ref()
         .map_or(sim.duration, |s| s.at.since(Instant::ZERO));
@@ -63,7 +63,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
         .zip(logs)
         .enumerate()
         .map(|(l, (link, log))| {
-            link_result(link, duration, link_on_wire[l], link_propagating[l], log)
+            link_result(link, simulated, link_on_wire[l], link_propagating[l], log)
         })
         .collect();
     let flows = sim
@@ -86,7 +86,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
                 dropped_by_reason,
                 queued: f.queued,
                 in_flight: flow_in_flight[i],
-                mean_rate_bps: rate_bps(f.delivered, duration),
+                mean_rate_bps: rate_bps(f.delivered, simulated),
                 delay: delays.stats(),
                 delays,
                 throughput: core::mem::take(&mut f.throughput),
@@ -102,7 +102,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
         .collect();
     RunResult {
         seed: sim.seed,
-        duration,
+        duration: sim.duration,
         window: sim.window,
         links,
         flows,

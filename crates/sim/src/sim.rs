@@ -332,15 +332,15 @@ impl Simulator {
 
     /// Runs to the end of the configured duration and reports.
     pub fn run(self) -> RunResult {
-        self.run_with_progress(&mut |_, _| {})
+        self.run_with_progress(&mut |_, _, _| {})
     }
 
-    /// Runs like [`Simulator::run`], calling `on_progress(now, duration)` with the
-    /// simulated time reached every 2^20 events and once at the end (with
-    /// `now = duration`). The callback cannot influence the run.
+    /// Runs like [`Simulator::run`], calling `on_progress(now, duration, events)` with
+    /// the simulated time reached and the events processed every 2^20 events and once at
+    /// the end (with `now = duration`). The callback cannot influence the run.
     pub fn run_with_progress(
         mut self,
-        on_progress: &mut dyn FnMut(Instant, Duration),
+        on_progress: &mut dyn FnMut(Instant, Duration, u64),
     ) -> RunResult {
         while let Some((t, event)) = self.queue.pop_before(self.end) {
             self.now = t;
@@ -349,7 +349,7 @@ impl Simulator {
             self.apply_actions();
             if self.events % memory::CHECK_EVERY == 0 {
                 if self.events % PROGRESS_EVERY == 0 {
-                    on_progress(self.now, self.duration);
+                    on_progress(self.now, self.duration, self.events);
                 }
                 if let Some(budget) = self.budget {
                     let used = self.memory_use();
@@ -364,7 +364,7 @@ impl Simulator {
                 }
             }
         }
-        on_progress(self.end, self.duration);
+        on_progress(self.end, self.duration, self.events);
         report::finish(self)
     }
 

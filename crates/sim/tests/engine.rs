@@ -573,7 +573,7 @@ fn progress_is_reported_up_to_the_end() {
     let mut calls = Vec::new();
     let r = Simulator::new(&cfg)
         .expect("valid")
-        .run_with_progress(&mut |now, total| calls.push((now, total)));
+        .run_with_progress(&mut |now, total, _| calls.push((now, total)));
     assert_eq!(
         calls.last(),
         Some(&(Instant::ZERO + cfg.duration, cfg.duration))
