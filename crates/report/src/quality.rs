@@ -266,6 +266,10 @@ fn most_children(tree: &ClassTree) -> (usize, &str) {
         .unwrap_or((0, ""))
 }
 
+/// What the first pass measures: the rates per interval and class, the largest gap, and
+/// every packet's arrival and leaf.
+type FirstPass = (Vec<Vec<f64>>, GapMeter, Vec<(Instant, ClassId)>);
+
 /// What one pass over a link's records measures: the rates per interval, the largest
 /// gap, and the arrivals (sorted later) for empirical alpha.
 fn first_pass(
@@ -273,7 +277,7 @@ fn first_pass(
     log: &DelayLog,
     windows: &[(Instant, Instant)],
     with_arrivals: bool,
-) -> io::Result<(Vec<Vec<f64>>, GapMeter, Vec<(Instant, ClassId)>)> {
+) -> io::Result<FirstPass> {
     let mut rates = RateMeter::new(&link.classes, windows);
     let mut gap = GapMeter::default();
     let mut arrivals = Vec::new();

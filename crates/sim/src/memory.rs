@@ -77,7 +77,7 @@ impl MemoryUse {
             ("throughput and backlog series", self.series),
             ("application bursts", self.bursts),
         ];
-        parts.sort_by(|a, b| b.1.cmp(&a.1));
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
         parts
     }
 }
@@ -230,7 +230,7 @@ pub fn estimate(config: &SimConfig) -> Estimate {
             }
         }
     }
-    growing.sort_by(|a, b| b.packets.cmp(&a.packets));
+    growing.sort_by_key(|g| std::cmp::Reverse(g.packets));
     let packets: u64 = growing.iter().map(|g| g.packets).sum();
     Estimate {
         at_least: MemoryUse {
