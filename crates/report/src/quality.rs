@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 
 use std::io;
 
-use linkshare_analysis::quality::{AlphaMeter, GapMeter, Transmission};
+use linkshare_analysis::quality::{AlphaMeter, AlphaReport, GapMeter, Transmission};
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::units::{Bytes, Instant, Rate};
 use linkshare_sim::config::{LinkConfig, SimConfig};
@@ -297,7 +297,7 @@ fn alpha_pass(
     link: &LinkConfig,
     log: &DelayLog,
     arrivals: &[(Instant, ClassId)],
-) -> io::Result<linkshare_analysis::quality::AlphaReport> {
+) -> io::Result<AlphaReport> {
     let mut meter = AlphaMeter::new(&link.classes);
     let mut next = 0;
     log.for_each(|r| {
@@ -323,16 +323,25 @@ fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> 
     let windows: Vec<(Instant, Instant)> = r.intervals.iter().map(|i| (i.start, i.end)).collect();
     let (siblings, crowded) = most_children(tree);
     let with_alpha = siblings <= MAX_SIBLINGS;
+    // Without two siblings there is no pair to measure: no second pass.
+    let pairs = siblings >= 2;
     let passes = if log.is_per_packet() {
-        first_pass(link, log, &windows, with_alpha).and_then(|(rates, gap, mut arrivals)| {
-            let alpha = if with_alpha {
-                arrivals.sort_unstable_by_key(|a| a.0);
-                Some(alpha_pass(link, log, &arrivals)?)
-            } else {
-                None
-            };
-            Ok((rates, gap, alpha))
-        })
+        first_pass(link, log, &windows, with_alpha && pairs).and_then(
+            |(rates, gap, mut arrivals)| {
+                let alpha = if !with_alpha {
+                    None
+                } else if pairs {
+                    arrivals.sort_unstable_by_key(|a| a.0);
+                    Some(alpha_pass(link, log, &arrivals)?)
+                } else {
+                    Some(AlphaReport {
+                        alpha: 0.0,
+                        per_pair: Vec::new(),
+                    })
+                };
+                Ok((rates, gap, alpha))
+            },
+        )
     } else {
         Err(io::Error::other(
             "the run measured more packet delays than max_delay_records, so per-packet \
