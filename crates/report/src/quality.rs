@@ -512,3 +512,102 @@ fn interval_table(intervals: &[IntervalQuality], unit: f64) -> TextTable {
     }
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spill::Spill;
+    use linkshare_analysis::quality::{empirical_alpha, max_gap};
+    use linkshare_core::buffer::BufferConfig;
+    use linkshare_core::sched::SchedulerKind;
+    use linkshare_core::testing::hls_fig1;
+    use linkshare_core::units::Duration;
+    use linkshare_sim::Simulator;
+    use linkshare_sim::config::{
+        FlowConfig, Hop, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SourceConfig,
+        Transport,
+    };
+    use std::sync::Arc;
+
+    /// HLS's Fig. 1 tree under HDRR, every leaf fed by a Poisson source at 30 % of the
+    /// link (so classes go idle and come back), 0.05 s.
+    fn config() -> SimConfig {
+        let tree = Arc::new(hls_fig1());
+        let rate = tree.link_rate();
+        let duration = Duration::from_millis(50);
+        SimConfig {
+            seed: 7,
+            duration,
+            nodes: vec![
+                NodeConfig { name: "a".into() },
+                NodeConfig { name: "b".into() },
+            ],
+            links: vec![LinkConfig {
+                name: "l".into(),
+                from: NodeId(0),
+                to: NodeId(1),
+                rate,
+                delay: Duration::ZERO,
+                overhead: Bytes(24),
+                classes: Arc::clone(&tree),
+                scheduler: SchedulerKind::Hdrr.into(),
+                buffer: BufferConfig::default(),
+            }],
+            flows: tree
+                .leaves()
+                .iter()
+                .enumerate()
+                .map(|(i, &class)| FlowConfig {
+                    name: format!("f{i}"),
+                    route: vec![Hop {
+                        link: LinkId(0),
+                        class,
+                    }],
+                    reverse: Vec::new(),
+                    source: SourceConfig::Poisson {
+                        rate: Rate(rate.bps() * 3 / 10),
+                        size: 200 + 300 * i as u32,
+                    },
+                    transport: Transport::Udp,
+                    schedule: Schedule::always(duration),
+                })
+                .collect(),
+            measure: MeasureConfig::default(),
+        }
+    }
+
+    /// The streamed quality (two passes over the log, arrivals sorted apart) equals the
+    /// analysis crate's computation over the whole log in memory, with the records in
+    /// memory and spilled to a file alike.
+    #[test]
+    fn streamed_passes_equal_the_whole_log_computation() {
+        let config = config();
+        let link = &config.links[0];
+        let in_memory = Simulator::new(&config).unwrap().run();
+        let spill = Spill::in_dir(&std::env::temp_dir(), 1).unwrap();
+        let spilled = Simulator::new(&config)
+            .unwrap()
+            .record_to(Box::new(spill))
+            .run();
+        let records = in_memory.links[0].delay_log.to_vec().unwrap().unwrap();
+        assert!(records.len() > 1000, "{} packets", records.len());
+        let txs: Vec<Transmission> = records
+            .iter()
+            .map(|r| transmission(r, link.rate, link.overhead))
+            .collect();
+        let want_alpha = empirical_alpha(&link.classes, &txs);
+        let want_gap = max_gap(&txs);
+        assert!(want_alpha.alpha > 0.0);
+        for log in [&in_memory.links[0].delay_log, &spilled.links[0].delay_log] {
+            let (_, gap, mut arrivals) = first_pass(link, log, &[], true).unwrap();
+            arrivals.sort_unstable_by_key(|a| a.0);
+            assert_eq!(alpha_pass(link, log, &arrivals).unwrap(), want_alpha);
+            assert_eq!(gap.report(), want_gap);
+        }
+        assert!(matches!(spilled.links[0].delay_log, DelayLog::Stored(_)));
+        assert_eq!(
+            spilled.links[0].delay_log.to_vec().unwrap().unwrap(),
+            records
+        );
+    }
+}
