@@ -438,9 +438,9 @@ pub struct MeasureConfig {
     /// Length of the jumping windows of throughput and backlog series (0.2 s default).
     pub window: Duration,
     /// Up to this many per-packet delay records are kept over all links (10 million by
-    /// default); beyond it every port's delays go to exact per-class histograms. Flows'
-    /// end-to-end delays have a budget of their own of the same size, beyond which they
-    /// go to exact per-flow histograms.
+    /// default), in memory or by the run's record sink ([`crate::records`]); beyond it
+    /// they are dropped. The exact delay distributions of every class and flow are
+    /// counted whatever the number of packets.
     pub max_delay_records: u64,
 }
 
