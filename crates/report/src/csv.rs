@@ -14,6 +14,11 @@
 //! Rows go link by link (in scenario order), and within a link in the order the
 //! simulator reports them: windows in time order then classes in id order; delay records
 //! in order of departure.
+//!
+//! The rows are written with `writeln!` rather than the `csv` crate: no cell needs
+//! quoting, and the crate, which wants every number formatted into a string first, wrote
+//! `delay.csv` about 40 % slower in a measurement (`BENCHMARKS.md`, "CSV: hand-written
+//! writers against the `csv` crate").
 
 use std::io::{self, Write};
 use std::path::Path;

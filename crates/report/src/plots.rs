@@ -12,7 +12,8 @@
 //! [`SHOWN_CLASSES`] that delivered the most bytes (over every run of a comparison; ties
 //! to the class listed first) and one grey series `others (N classes)` that sums the
 //! rest — their rates, their backlogs, or the distribution of all their packets' delays
-//! — and the legend ends with `…and N more`. The CSVs have every class. Building a chart
+//! — and the legend ends with `…and N more` (a single class left over is drawn in grey
+//! under its own name). The CSVs have every class. Building a chart
 //! is linear in the samples and delay bins of the run.
 //!
 //! # Scales
@@ -119,14 +120,17 @@ impl Selection {
         Selection { shown, others }
     }
 
-    /// The name of the `others` series.
-    fn others_name(&self) -> String {
-        format!("others ({} classes)", self.others.len())
+    /// The name of the `others` series: the class's own when it holds one.
+    fn others_name(&self, labels: &Labels<'_>) -> String {
+        match self.others.as_slice() {
+            [(l, c)] => labels.class(*l, *c),
+            others => format!("others ({} classes)", others.len()),
+        }
     }
 
-    /// The legend's last line, when some classes are not drawn one by one.
+    /// The legend's last line, when several classes are not drawn one by one.
     fn legend_note(&self) -> Option<String> {
-        (!self.others.is_empty()).then(|| format!("…and {} more", self.others.len()))
+        (self.others.len() > 1).then(|| format!("…and {} more", self.others.len()))
     }
 }
 
@@ -323,7 +327,7 @@ fn run_window_series(result: &RunResult, measure: Measure) -> (Vec<Series>, Opti
         .map(|(&(l, c), points)| Series::steps(labels.class(l, c), points))
         .collect();
     if !sel.others.is_empty() {
-        let mut s = Series::steps(sel.others_name(), others);
+        let mut s = Series::steps(sel.others_name(&labels), others);
         s.aggregate = true;
         series.push(s);
     }
@@ -353,7 +357,7 @@ pub fn delay_cdf(title: &str, result: &RunResult) -> LineChart {
         .collect();
     if !sel.others.is_empty() {
         let mut s = Series::steps(
-            sel.others_name(),
+            sel.others_name(&labels),
             cdf_points(&merged_delays(result, &sel.others)),
         );
         s.aggregate = true;
@@ -412,7 +416,7 @@ fn compare_series(
     if !sel.others.is_empty() {
         for (j, (name, _)) in runs.iter().enumerate() {
             let mut s = Series::steps(
-                format!("{} ({name})", sel.others_name()),
+                format!("{} ({name})", sel.others_name(&labels)),
                 per_run[j].1.clone(),
             );
             s.aggregate = true;
