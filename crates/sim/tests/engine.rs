@@ -582,6 +582,80 @@ fn progress_is_reported_up_to_the_end() {
     assert_eq!(r, run(&cfg));
 }
 
+/// The estimate of events made before a run (to warn about long ones) is within a
+/// factor of two of the events the run processes, for open-loop and greedy traffic.
+#[test]
+fn the_event_estimate_is_close() {
+    let greedy = single_link(
+        Rate::from_mbit(10),
+        SchedulerKind::Drr,
+        5,
+        1,
+        vec![
+            flow(
+                "a",
+                0,
+                SourceConfig::Greedy {
+                    size: 1000,
+                    backlog: 2,
+                },
+            ),
+            flow(
+                "b",
+                1,
+                SourceConfig::Greedy {
+                    size: 500,
+                    backlog: 2,
+                },
+            ),
+        ],
+    );
+    for cfg in [lossy(), greedy] {
+        let estimate = linkshare_sim::event::estimate(&cfg) as f64;
+        let events = run(&cfg).events as f64;
+        assert!(
+            estimate > events / 2.0 && estimate < events * 2.0,
+            "estimate {estimate}, events {events}"
+        );
+    }
+}
+
+/// A budget the run's data grows past stops it cleanly: the result says where, with
+/// what was counted, and every packet is still accounted for.
+#[test]
+fn a_run_past_its_memory_budget_stops_cleanly() {
+    let mut cfg = lossy();
+    for l in &mut cfg.links {
+        l.buffer = BufferConfig::default();
+        let mut specs: Vec<_> = l.classes.classes()[1..]
+            .iter()
+            .map(|c| c.spec.clone())
+            .collect();
+        for s in &mut specs {
+            s.limit = None;
+        }
+        l.classes = Arc::new(
+            linkshare_core::hierarchy::ClassTree::build(
+                linkshare_core::hierarchy::LinkSpec {
+                    name: l.name.clone(),
+                    rate: l.rate,
+                    origin: None,
+                },
+                specs,
+            )
+            .unwrap(),
+        );
+    }
+    let full = run(&cfg);
+    assert!(full.stopped.is_none());
+    let budget = 64 << 10;
+    let r = Simulator::new(&cfg).unwrap().memory_budget(budget).run();
+    let stopped = r.stopped.clone().expect("stopped");
+    assert!(stopped.used.total() > budget && stopped.at < Instant::ZERO + cfg.duration);
+    assert!(r.packet_hops < full.packet_hops);
+    r.check_conservation().unwrap();
+}
+
 #[test]
 fn an_empty_run_reports_zeros() {
     let mut cfg = single_link(

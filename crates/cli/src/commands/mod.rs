@@ -138,7 +138,7 @@ impl TerminalProgress {
             let bar = ProgressBar::hidden();
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix}: [{bar:30}] {percent:>3}% {msg}, {elapsed} elapsed, ETA {eta}",
+                    "{prefix}: [{bar:20}] {percent:>3}% ETA {eta} {wide_msg}",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
@@ -184,7 +184,7 @@ impl Progress for TerminalProgress {
         bar.set_prefix(label.to_owned());
         bar.set_position(now.as_nanos());
         bar.set_message(format!(
-            "{:.3} of {:.3} s simulated, {:.1} M events",
+            "{:.1} of {:.1} s simulated, {:.1} M events",
             now.as_secs_f64(),
             total.as_secs_f64(),
             events as f64 / 1e6
