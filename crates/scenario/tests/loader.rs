@@ -618,3 +618,38 @@ fn example_scenarios_are_valid() {
     }
     assert!(n >= 3, "found {n} scenarios");
 }
+
+/// A run must keep one value per window for every leaf and flow: a budget below that
+/// is refused before running, naming `window` and the fix; a queue without a limit that
+/// its UDP source must fill is named at its `limit = "none"`.
+#[test]
+fn memory_the_run_must_take_is_checked_before_running() {
+    let s = load(BASE).unwrap();
+    assert!(s.check_memory(1 << 30).is_ok());
+    let p = s.check_memory(1000).unwrap_err();
+    assert_eq!(p.0.len(), 1);
+    assert_eq!(p.0[0].field.as_deref(), Some("scenario.window"));
+    assert!(
+        p.0[0].problem.contains("more than the budget of 1000 B"),
+        "{p}"
+    );
+    assert!(p.0[0].fix.contains("lengthen `window`"), "{p}");
+    let text = BASE
+        .replace(
+            "name = \"a\"\nparent",
+            "name = \"a\"\nlimit = \"none\"\nparent",
+        )
+        .replace("rate = \"1mbit\", size", "rate = \"20mbit\", size");
+    let s = load(&text).unwrap();
+    let p = s.check_memory(1 << 20).unwrap_err();
+    let (line, column) = position_of(&text, "\"none\"");
+    assert_eq!(
+        p.0[0].origin.as_ref().map(|o| (o.line, o.column)),
+        Some((line, column))
+    );
+    // 20 Mbit/s into 10 Mbit/s for 10 s: 100 Mbit of 1000 B packets stay queued.
+    assert!(
+        p.0[0].problem.contains("class `a`") && p.0[0].problem.contains("12500 packets"),
+        "{p}"
+    );
+}
