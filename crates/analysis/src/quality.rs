@@ -69,81 +69,132 @@ struct PairWindow {
 }
 
 /// Definition 1 over the packet log `txs` of a scheduler configured with `tree`
-/// (see the [module docs](self) for the conventions).
+/// (see the [module docs](self) for the conventions): the log's arrivals and releases in
+/// time order, arrivals first at equal instants, fed to an [`AlphaMeter`].
 pub fn empirical_alpha(tree: &ClassTree, txs: &[Transmission]) -> AlphaReport {
-    let classes = tree.classes();
-    let n = classes.len();
     let mut events: Vec<(Instant, bool, usize)> = Vec::with_capacity(2 * txs.len());
     for (k, t) in txs.iter().enumerate() {
         events.push((t.arrival, false, k));
         events.push((t.start, true, k));
     }
     events.sort_unstable();
-    let mut now = Running {
-        backlog: vec![0; n],
-        per_weight: vec![0.0; n],
-    };
-    // Pairs grouped by parent: pair_base[p] indexes pairs of p's children (a < b).
-    let mut pair_base = vec![0usize; n];
-    let mut total_pairs = 0;
-    for c in classes {
-        pair_base[c.id.index()] = total_pairs;
-        let k = c.children.len();
-        total_pairs += k * k.saturating_sub(1) / 2;
-    }
-    let mut windows = vec![
-        PairWindow {
-            open: false,
-            lo: 0.0,
-            hi: 0.0,
-            best: 0.0,
-            seen: false
-        };
-        total_pairs
-    ];
-    let mut path = Vec::new();
+    let mut meter = AlphaMeter::new(tree);
     for (_, is_start, k) in events {
         let t = &txs[k];
-        path.clear();
-        path.push(t.class);
-        path.extend(tree.ancestors(t.class));
-        for &c in &path[..path.len() - 1] {
+        if is_start {
+            meter.release(t.class, t.bytes);
+        } else {
+            meter.arrival(t.class);
+        }
+    }
+    meter.report()
+}
+
+/// Definition 1 computed as a packet log is replayed, without holding the log: the
+/// caller feeds every packet's arrival ([`AlphaMeter::arrival`]) and release
+/// ([`AlphaMeter::release`]) in time order, arrivals before releases at the same
+/// instant, releases in the order the scheduler made them. The order among arrivals at
+/// one instant does not matter: an arrival only raises backlogs, and the differences
+/// `X` only change at releases. Memory: one window per pair of siblings.
+#[derive(Debug)]
+pub struct AlphaMeter<'t> {
+    tree: &'t ClassTree,
+    now: Running,
+    /// Pairs grouped by parent: `pair_base[p]` indexes the pairs of p's children (a < b).
+    pair_base: Vec<usize>,
+    windows: Vec<PairWindow>,
+    path: Vec<ClassId>,
+}
+
+impl<'t> AlphaMeter<'t> {
+    /// A meter for a scheduler configured with `tree`, before any packet.
+    pub fn new(tree: &'t ClassTree) -> AlphaMeter<'t> {
+        let classes = tree.classes();
+        let n = classes.len();
+        let mut pair_base = vec![0usize; n];
+        let mut total_pairs = 0;
+        for c in classes {
+            pair_base[c.id.index()] = total_pairs;
+            let k = c.children.len();
+            total_pairs += k * k.saturating_sub(1) / 2;
+        }
+        AlphaMeter {
+            tree,
+            now: Running {
+                backlog: vec![0; n],
+                per_weight: vec![0.0; n],
+            },
+            pair_base,
+            windows: vec![
+                PairWindow {
+                    open: false,
+                    lo: 0.0,
+                    hi: 0.0,
+                    best: 0.0,
+                    seen: false
+                };
+                total_pairs
+            ],
+            path: Vec::new(),
+        }
+    }
+
+    /// A packet arrived at leaf `class`.
+    pub fn arrival(&mut self, class: ClassId) {
+        self.event(class, 0, false);
+    }
+
+    /// The scheduler released a packet of `bytes` of leaf `class`.
+    pub fn release(&mut self, class: ClassId, bytes: u32) {
+        self.event(class, bytes, true);
+    }
+
+    fn event(&mut self, class: ClassId, bytes: u32, is_start: bool) {
+        let classes = self.tree.classes();
+        self.path.clear();
+        self.path.push(class);
+        self.path.extend(self.tree.ancestors(class));
+        for &c in &self.path[..self.path.len() - 1] {
             let ci = c.index();
             if is_start {
-                now.per_weight[ci] += f64::from(t.bytes) / f64::from(classes[ci].weight());
-                now.backlog[ci] -= 1;
+                self.now.per_weight[ci] += f64::from(bytes) / f64::from(classes[ci].weight());
+                self.now.backlog[ci] -= 1;
             } else {
-                now.backlog[ci] += 1;
+                self.now.backlog[ci] += 1;
             }
             let parent = classes[ci].parent.expect("non-root").index();
             update_pairs(
-                tree,
+                self.tree,
                 parent,
-                pair_base[parent],
-                &now,
-                &mut windows,
+                self.pair_base[parent],
+                &self.now,
+                &mut self.windows,
                 is_start,
                 c,
             );
         }
     }
-    let mut per_pair = Vec::new();
-    let mut alpha = 0f64;
-    for c in classes {
-        let kids = &c.children;
-        let mut idx = pair_base[c.id.index()];
-        for a in 0..kids.len() {
-            for b in a + 1..kids.len() {
-                let w = windows[idx];
-                if w.seen {
-                    per_pair.push((kids[a], kids[b], w.best));
-                    alpha = alpha.max(w.best);
+
+    /// The largest deviation of every pair of siblings backlogged together so far.
+    pub fn report(&self) -> AlphaReport {
+        let mut per_pair = Vec::new();
+        let mut alpha = 0f64;
+        for c in self.tree.classes() {
+            let kids = &c.children;
+            let mut idx = self.pair_base[c.id.index()];
+            for a in 0..kids.len() {
+                for b in a + 1..kids.len() {
+                    let w = self.windows[idx];
+                    if w.seen {
+                        per_pair.push((kids[a], kids[b], w.best));
+                        alpha = alpha.max(w.best);
+                    }
+                    idx += 1;
                 }
-                idx += 1;
             }
         }
+        AlphaReport { alpha, per_pair }
     }
-    AlphaReport { alpha, per_pair }
 }
 
 /// Per class, while the log is replayed: packets arrived and not yet released, and
@@ -215,26 +266,56 @@ pub struct GapReport {
 /// The longest wait of a backlogged leaf between the end of one of its transmissions
 /// and the start of its next, over the log `txs` (packets of each leaf in FIFO order).
 /// A leaf counts as backlogged after a transmission if its next packet had arrived by
-/// the time that transmission started.
+/// the time that transmission started. Of equal waits, the one of the leaf with the
+/// smallest id, then the earliest, is reported.
 pub fn max_gap(txs: &[Transmission]) -> Option<GapReport> {
     let mut order: Vec<usize> = (0..txs.len()).collect();
-    order.sort_unstable_by_key(|&k| (txs[k].class, txs[k].start, k));
-    let mut best: Option<GapReport> = None;
-    for pair in order.windows(2) {
-        let (a, b) = (&txs[pair[0]], &txs[pair[1]]);
-        if a.class != b.class || b.arrival > a.start || b.start < a.end {
-            continue;
+    order.sort_by_key(|&k| txs[k].start);
+    let mut meter = GapMeter::default();
+    for k in order {
+        meter.transmission(&txs[k]);
+    }
+    meter.report()
+}
+
+/// [`max_gap`] computed as a packet log is replayed, without holding the log: feed the
+/// transmissions in order of start (a link's log in order of departure). Memory: the
+/// last transmission of each leaf.
+#[derive(Clone, Debug, Default)]
+pub struct GapMeter {
+    last: Vec<Option<Transmission>>,
+    best: Option<GapReport>,
+}
+
+impl GapMeter {
+    /// The next transmission, in order of start.
+    pub fn transmission(&mut self, b: &Transmission) {
+        let i = b.class.index();
+        if self.last.len() <= i {
+            self.last.resize(i + 1, None);
         }
-        let gap = b.start.since(a.end);
-        if best.is_none_or(|g| gap > g.gap) {
-            best = Some(GapReport {
-                class: a.class,
-                gap,
-                from: a.end,
+        if let Some(a) = self.last[i].replace(*b)
+            && b.arrival <= a.start
+            && b.start >= a.end
+        {
+            let gap = b.start.since(a.end);
+            let better = self.best.is_none_or(|g| {
+                gap > g.gap || (gap == g.gap && (a.class, a.end) < (g.class, g.from))
             });
+            if better {
+                self.best = Some(GapReport {
+                    class: a.class,
+                    gap,
+                    from: a.end,
+                });
+            }
         }
     }
-    best
+
+    /// The longest wait so far.
+    pub fn report(&self) -> Option<GapReport> {
+        self.best
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! | status | meaning |
 //! | --- | --- |
 //! | 0 | success |
-//! | 1 | internal error: a bug in linkshare (please report it); for `check`: the scenario is not admissible |
+//! | 1 | internal error: a bug in linkshare (please report it); for `check`: the scenario is not admissible; a run stopped early, its data past the memory budget (`--max-memory`) |
 //! | 2 | the input is wrong (scenario problems, bad options) or the environment refused (I/O) |
 //!
 //! Command-line usage errors are reported by `clap`, also with status 2.
@@ -38,6 +38,10 @@ pub enum Failure {
     /// `shape` could not start or run: missing capabilities, an interface, the metrics
     /// address (status 2); the message says how to fix it.
     Shape(String),
+    /// A run stopped before its end because its data grew past the memory budget
+    /// (status 1); its outputs so far were written and `summary.json` says
+    /// `"complete": false`.
+    Incomplete(String),
     /// A bug (status 1).
     Internal(String),
 }
@@ -51,7 +55,7 @@ impl Failure {
     /// The process exit status for this failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Internal(_) | Failure::Inadmissible(_) => 1,
+            Failure::Internal(_) | Failure::Inadmissible(_) | Failure::Incomplete(_) => 1,
             Failure::Problems(_)
             | Failure::Io { .. }
             | Failure::Simulator(_)
@@ -69,6 +73,11 @@ impl fmt::Display for Failure {
                 write!(f, "error: the simulator cannot run this scenario: {msg}")
             }
             Failure::Inadmissible(msg) | Failure::Shape(msg) => write!(f, "{msg}"),
+            Failure::Incomplete(msg) => write!(
+                f,
+                "error: the run stopped early, its outputs so far written and marked \
+                 incomplete in summary.json: {msg}"
+            ),
             Failure::Internal(msg) => write!(
                 f,
                 "internal error: {msg}; this is a bug in linkshare, please report it"
@@ -105,6 +114,7 @@ impl From<ReproError> for Failure {
             ReproError::Write(e) => e.into(),
             ReproError::Simulator(m) => Failure::Simulator(m),
             ReproError::Internal(m) => Failure::Internal(m),
+            ReproError::Incomplete(m) => Failure::Incomplete(m),
         }
     }
 }

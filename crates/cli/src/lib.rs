@@ -29,6 +29,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: commands::Global,
 }
 
 /// The subcommands.
@@ -85,7 +88,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             .unwrap_or_else(|| "panic".to_owned());
         eprintln!("{}", Failure::Internal(format!("{msg}{place}")));
     }));
-    let outcome = std::panic::catch_unwind(|| dispatch(&cli.command));
+    let outcome = std::panic::catch_unwind(|| dispatch(&cli.command, &cli.global));
     match outcome {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(failure)) => {
@@ -96,16 +99,16 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
-fn dispatch(command: &Command) -> Result<(), Failure> {
+fn dispatch(command: &Command, global: &commands::Global) -> Result<(), Failure> {
     match command {
-        Command::Demo(a) => commands::demo::run(a),
-        Command::Run(a) => commands::run::run(a),
-        Command::Compare(a) => commands::compare::run(a),
+        Command::Demo(a) => commands::demo::run(a, global),
+        Command::Run(a) => commands::run::run(a, global),
+        Command::Compare(a) => commands::compare::run(a, global),
         Command::Validate(a) => commands::validate::run(a),
         Command::Alloc(a) => commands::alloc::run(a),
         Command::Bounds(a) => commands::bounds::run(a),
         Command::Check(a) => commands::check::run(a),
-        Command::Repro(a) => commands::repro::run(a),
+        Command::Repro(a) => commands::repro::run(a, global),
         Command::Shape(a) => commands::shape::run(a),
         Command::Sweep(a) => commands::sweep::run(a),
     }

@@ -47,6 +47,17 @@ impl fmt::Display for Origin {
     }
 }
 
+/// The limit faces give a leaf whose configuration names none: 1 000 packets, the
+/// queue `tc` gives a class by default (the interface's `txqueuelen`), so that no queue
+/// grows without bound unless a user asks for it.
+///
+/// The core applies no default itself: a [`ClassSpec`] says exactly what runs, and
+/// `limit: None` there is an unbounded queue (the papers' models and the property tests
+/// use it). Scenario files — and through them every face: the command line, the shaper,
+/// the Python module — give this limit to every leaf without `limit`, and an unbounded
+/// queue only for `limit = "none"` spelled out.
+pub const DEFAULT_LEAF_LIMIT: Limit = Limit::Packets(1000);
+
 /// A buffer limit, in packets or in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Limit {
@@ -113,7 +124,8 @@ pub struct ClassSpec {
     pub ul: Option<ServiceCurve>,
     /// Priority 0 (highest) to 7.
     pub priority: Option<u8>,
-    /// Buffer limit of the class's queue.
+    /// Buffer limit of the class's queue; `None`: unbounded (see [`DEFAULT_LEAF_LIMIT`]
+    /// for what faces give a leaf by default).
     pub limit: Option<Limit>,
     /// Largest packet the class sends (`L_max`); longer packets are dropped.
     pub max_packet: Option<Bytes>,

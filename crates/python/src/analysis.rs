@@ -100,6 +100,8 @@ pub fn repro(
         shorten: shorten.max(1),
         progress: &NoProgress,
         seeds: seeds.max(1),
+        write: Default::default(),
+        memory_budget: Some(linkshare_scenario::default_memory_budget()),
     };
     // A reproduction cannot be stopped in the middle (its runs take no stop flag):
     // Ctrl-C is raised when it ends.

@@ -6,7 +6,7 @@
 use linkshare_report::frame::{Frame, Values};
 use linkshare_report::svg::{LineChart, Scale};
 use linkshare_scenario::Problems;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -49,6 +49,9 @@ pub fn repro_error(py: Python<'_>, e: linkshare_repro::ReproError) -> PyErr {
         ReproError::Simulator(m) => {
             PyValueError::new_err(format!("the simulator cannot run this scenario: {m}"))
         }
+        ReproError::Incomplete(m) => PyMemoryError::new_err(format!(
+            "the run stopped early, its data past the memory budget: {m}"
+        )),
         ReproError::Internal(m) => PyRuntimeError::new_err(format!(
             "internal error: {m}; this is a bug in linkshare, please report it"
         )),

@@ -65,9 +65,15 @@ impl PyRun {
     ) -> PyResult<Vec<(&'static str, Bound<'py, PyAny>, String)>> {
         let title = plots::run_title(&self.summary.scenario, &self.result);
         let mut charts = vec![
-            ("throughput", plots::throughput(&title, &self.result)),
+            (
+                "throughput",
+                plots::throughput(&title, &self.result, Default::default()),
+            ),
             ("delay_cdf", plots::delay_cdf(&title, &self.result)),
-            ("backlog", plots::backlog(&title, &self.result)),
+            (
+                "backlog",
+                plots::backlog(&title, &self.result, Default::default()),
+            ),
         ];
         if self
             .result
@@ -142,7 +148,7 @@ pub fn run(
         py,
         &stop,
         || {
-            let result = s.simulate_interruptible(&s.name, &NoProgress, &stop);
+            let result = s.simulate_interruptible(&s.name, &NoProgress, Default::default(), &stop);
             result.map(|r| r.map(|r| PyRun::new(s.clone(), r)))
         },
         |_| Ok(()),

@@ -121,7 +121,7 @@ impl PyPlan {
 struct Finished(AtomicUsize);
 
 impl Progress for Finished {
-    fn update(&self, _label: &str, _now: Instant, _total: Duration) {}
+    fn update(&self, _label: &str, _now: Instant, _total: Duration, _events: u64) {}
     fn finish(&self, _label: &str) {
         self.0.fetch_add(1, Ordering::Relaxed);
     }

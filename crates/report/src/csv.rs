@@ -7,22 +7,28 @@
 //! | `throughput.csv` | `window_start_s,window_end_s,class,bytes,rate_bps` |
 //! | `flow_throughput.csv` | `window_start_s,window_end_s,flow,bytes,rate_bps` (bytes delivered to the sink) |
 //! | `delay.csv` | `class,flow,arrival_s,departure_s,delay_s` |
-//! | `delay_histogram.csv` | `class,delay_s,count` (instead of `delay.csv` for huge runs) |
+//! | `delay_histogram.csv` | `class,delay_s,count` (instead of `delay.csv` for big runs, see [`crate::outputs`]) |
 //! | `backlog.csv` | `window_start_s,window_end_s,class,max_backlog_bytes` |
 //! | `drops.csv` | `class,reason,packets,bytes` |
 //!
 //! Rows go link by link (in scenario order), and within a link in the order the
 //! simulator reports them: windows in time order then classes in id order; delay records
 //! in order of departure.
+//!
+//! The rows are written with `writeln!` rather than the `csv` crate: no cell needs
+//! quoting, and the crate, which wants every number formatted into a string first, wrote
+//! `delay.csv` about 40 % slower in a measurement (`BENCHMARKS.md`, "CSV: hand-written
+//! writers against the `csv` crate").
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use linkshare_core::sched::DropReason;
-use linkshare_sim::result::{DelayLog, RunResult, WindowSample};
+use linkshare_sim::result::{RunResult, WindowSample};
 
 use super::{Labels, Written, dur_secs, ratio3, remove_stale, secs};
 use crate::WriteError;
+use crate::outputs::{DelayFile, Output, Outputs};
 
 /// Header of `throughput.csv`.
 pub const THROUGHPUT_HEADER: &str = "window_start_s,window_end_s,class,bytes,rate_bps";
@@ -37,24 +43,45 @@ pub const BACKLOG_HEADER: &str = "window_start_s,window_end_s,class,max_backlog_
 /// Header of `drops.csv`.
 pub const DROPS_HEADER: &str = "class,reason,packets,bytes";
 
-/// Writes every CSV of a run to `dir`.
-pub fn write_all(dir: &Path, result: &RunResult, written: &mut Written) -> Result<(), WriteError> {
+/// Writes the CSVs of a run that `outputs` chooses to `dir`. The delay file not written
+/// is removed if an earlier run left it, so a directory never holds both.
+pub fn write_all(
+    dir: &Path,
+    result: &RunResult,
+    outputs: &Outputs,
+    written: &mut Written,
+) -> Result<(), WriteError> {
     let labels = Labels::new(result);
-    written.stream(dir, "throughput.csv", |w| throughput(w, result, &labels))?;
-    written.stream(dir, "flow_throughput.csv", |w| {
-        flow_throughput(w, result, &labels)
-    })?;
-    if result.per_packet_delays() {
-        remove_stale(dir, "delay_histogram.csv")?;
-        written.stream(dir, "delay.csv", |w| delays(w, result, &labels))?;
-    } else {
-        remove_stale(dir, "delay.csv")?;
-        written.stream(dir, "delay_histogram.csv", |w| {
-            delay_histogram(w, result, &labels)
+    if outputs.contains(Output::Throughput) {
+        written.stream(dir, "throughput.csv", |w| throughput(w, result, &labels))?;
+    }
+    if outputs.contains(Output::FlowThroughput) {
+        written.stream(dir, "flow_throughput.csv", |w| {
+            flow_throughput(w, result, &labels)
         })?;
     }
-    written.stream(dir, "backlog.csv", |w| backlog(w, result, &labels))?;
-    written.stream(dir, "drops.csv", |w| drops(w, result, &labels))?;
+    match outputs.delay_file(result) {
+        DelayFile::PerPacket => {
+            remove_stale(dir, "delay_histogram.csv")?;
+            written.stream(dir, "delay.csv", |w| delays(w, result, &labels))?;
+        }
+        DelayFile::Histogram => {
+            remove_stale(dir, "delay.csv")?;
+            written.stream(dir, "delay_histogram.csv", |w| {
+                delay_histogram(w, result, &labels)
+            })?;
+        }
+        DelayFile::None => {
+            remove_stale(dir, "delay.csv")?;
+            remove_stale(dir, "delay_histogram.csv")?;
+        }
+    }
+    if outputs.contains(Output::Backlog) {
+        written.stream(dir, "backlog.csv", |w| backlog(w, result, &labels))?;
+    }
+    if outputs.contains(Output::Drops) {
+        written.stream(dir, "drops.csv", |w| drops(w, result, &labels))?;
+    }
     Ok(())
 }
 
@@ -99,27 +126,28 @@ pub fn flow_throughput(
     Ok(())
 }
 
-/// One row per packet per port.
+/// One row per packet per port, read from wherever the run kept the records.
 pub fn delays(w: &mut dyn Write, result: &RunResult, labels: &Labels<'_>) -> io::Result<()> {
     writeln!(w, "{DELAY_HEADER}")?;
     for (i, link) in result.links.iter().enumerate() {
-        let DelayLog::Packets(records) = &link.delay_log else {
-            continue;
-        };
         let names: Vec<String> = (0..link.classes.len())
             .map(|c| labels.class(i, linkshare_core::hierarchy::ClassId(c as u32)))
             .collect();
-        for r in records {
-            let class = names.get(r.class.index()).map_or("?", String::as_str);
-            writeln!(
-                w,
-                "{class},{},{},{},{}",
-                labels.flow(r.flow.0 as usize),
-                secs(r.arrival),
-                secs(r.departure),
-                dur_secs(r.delay())
-            )?;
-        }
+        let mut written = Ok(());
+        link.delay_log.for_each(|r| {
+            if written.is_ok() {
+                let class = names.get(r.class.index()).map_or("?", String::as_str);
+                written = writeln!(
+                    w,
+                    "{class},{},{},{},{}",
+                    labels.flow(r.flow.0 as usize),
+                    secs(r.arrival),
+                    secs(r.departure),
+                    dur_secs(r.delay())
+                );
+            }
+        })?;
+        written?;
     }
     Ok(())
 }

@@ -27,6 +27,7 @@ use linkshare_sim::result::{FlowResult, RunResult};
 
 use super::{Labels, Written, dur_secs, ratio3, remove_stale, secs};
 use crate::WriteError;
+use crate::outputs::{Output, Outputs};
 use crate::svg::LineChart;
 use crate::svg::Series;
 
@@ -103,18 +104,25 @@ impl Activity {
 }
 
 /// Writes `flows.csv`, `bursts.csv`, and `tcp_trace.csv` with `tcp_cwnd.svg` when some
-/// flow recorded TCP samples (else removes those left by an earlier run).
+/// flow recorded TCP samples (else removes those left by an earlier run), those of them
+/// `outputs` chooses.
 pub fn write_all(
     dir: &Path,
     result: &RunResult,
     classes: &[String],
     title: &str,
+    outputs: &Outputs,
     written: &mut Written,
 ) -> Result<(), WriteError> {
     let labels = Labels::new(result);
-    written.stream(dir, "flows.csv", |w| flows(w, result, classes))?;
-    written.stream(dir, "bursts.csv", |w| bursts(w, result, &labels))?;
-    if result.flows.iter().any(|f| !f.transport.trace.is_empty()) {
+    if outputs.contains(Output::Flows) {
+        written.stream(dir, "flows.csv", |w| flows(w, result, classes))?;
+    }
+    if outputs.contains(Output::Bursts) {
+        written.stream(dir, "bursts.csv", |w| bursts(w, result, &labels))?;
+    }
+    let traced = result.flows.iter().any(|f| !f.transport.trace.is_empty());
+    if traced && outputs.contains(Output::TcpTrace) {
         written.stream(dir, "tcp_trace.csv", |w| tcp_trace(w, result, &labels))?;
         written.write(dir, "tcp_cwnd.svg", cwnd(title, result).render().as_bytes())?;
     } else {

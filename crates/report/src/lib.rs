@@ -5,8 +5,10 @@
 //! ([`RunResult`]) and knows nothing of scenario files or of the faces that print what it
 //! renders: the command line, the Python module and the shaper call it alike.
 //!
-//! * [`summary`], [`csv`], [`flows`]: the files of one run; [`write_run`] writes them all;
-//!   [`frame`]: the same tables as typed columns (the Python module's DataFrames).
+//! * [`summary`], [`csv`], [`flows`]: the files of one run; [`write_run`] writes them all,
+//!   [`write_run_with`] those [`outputs`] chooses; [`frame`]: the same tables as typed
+//!   columns (the Python module's DataFrames).
+//! * [`spill`]: the per-packet records of a run kept in a temporary file while it runs.
 //! * [`plots`]: the run's and a comparison's charts, drawn with [`svg`], a small
 //!   deterministic SVG line-chart library.
 //! * [`table`]: terminal tables; [`quality`] and [`reference`]: what every class should
@@ -26,9 +28,11 @@ pub mod check;
 pub mod csv;
 pub mod flows;
 pub mod frame;
+pub mod outputs;
 pub mod plots;
 pub mod quality;
 pub mod reference;
+pub mod spill;
 pub mod summary;
 pub mod svg;
 pub mod table;
@@ -251,6 +255,15 @@ pub fn write_run(
     write_run_with_summary(dir, result, &summary)
 }
 
+/// How a run's outputs are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Which files are written.
+    pub outputs: outputs::Outputs,
+    /// How the plots are drawn.
+    pub plots: plots::PlotOptions,
+}
+
 /// [`write_run`] with the run's summary already computed (computing it measures the
 /// link-sharing quality, which is worth doing once for a big run).
 pub fn write_run_with_summary(
@@ -258,28 +271,57 @@ pub fn write_run_with_summary(
     result: &RunResult,
     summary: &summary::Summary,
 ) -> Result<Written, WriteError> {
+    write_run_with(dir, result, summary, &WriteOptions::default())
+}
+
+/// [`write_run_with_summary`] with `options`: the files `options.outputs` chooses
+/// (the summary should have been made with the same choice,
+/// [`summary::Summary::with_outputs`], so that it names the delay file written).
+pub fn write_run_with(
+    dir: &Path,
+    result: &RunResult,
+    summary: &summary::Summary,
+    options: &WriteOptions,
+) -> Result<Written, WriteError> {
+    use outputs::Output;
     create_dir(dir)?;
+    let chosen = |o: Output| options.outputs.contains(o);
     let mut written = Written::default();
-    written.write(dir, "summary.json", summary.to_json()?.as_bytes())?;
-    csv::write_all(dir, result, &mut written)?;
+    if chosen(Output::Summary) {
+        written.write(dir, "summary.json", summary.to_json()?.as_bytes())?;
+    }
+    csv::write_all(dir, result, &options.outputs, &mut written)?;
     let title = plots::run_title(&summary.scenario, result);
     let classes: Vec<String> = summary.flows.iter().map(|f| f.class.clone()).collect();
-    flows::write_all(dir, result, &classes, &title, &mut written)?;
-    written.write(
+    flows::write_all(
         dir,
-        "throughput.svg",
-        plots::throughput(&title, result).render().as_bytes(),
+        result,
+        &classes,
+        &title,
+        &options.outputs,
+        &mut written,
     )?;
-    written.write(
-        dir,
-        "delay_cdf.svg",
-        plots::delay_cdf(&title, result).render().as_bytes(),
-    )?;
-    written.write(
-        dir,
-        "backlog.svg",
-        plots::backlog(&title, result).render().as_bytes(),
-    )?;
+    if chosen(Output::Plots) {
+        written.write(
+            dir,
+            "throughput.svg",
+            plots::throughput(&title, result, options.plots)
+                .render()
+                .as_bytes(),
+        )?;
+        written.write(
+            dir,
+            "delay_cdf.svg",
+            plots::delay_cdf(&title, result).render().as_bytes(),
+        )?;
+        written.write(
+            dir,
+            "backlog.svg",
+            plots::backlog(&title, result, options.plots)
+                .render()
+                .as_bytes(),
+        )?;
+    }
     Ok(written)
 }
 

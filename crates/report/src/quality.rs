@@ -3,7 +3,12 @@
 //!
 //! From the port's per-packet records (arrival, departure, length) each packet's
 //! transmission is rebuilt: it started at `departure - rate.tx_time(len + overhead)`,
-//! which is exactly when the scheduler released it (the port sends back to back). Then:
+//! which is exactly when the scheduler released it (the port sends back to back). The
+//! records are read in two passes, wherever the run kept them (memory or a spill file):
+//! the first measures the rates and the gap and collects every packet's arrival (16
+//! bytes a packet, the only memory that grows with the packets), the second replays the
+//! releases in order among the sorted arrivals for empirical alpha
+//! ([`linkshare_analysis::quality::AlphaMeter`]). Then:
 //!
 //! * `empirical_alpha_bytes`: Definition 1 of the HLS paper computed exactly
 //!   ([`linkshare_analysis::quality::empirical_alpha`]) — the largest
@@ -24,13 +29,15 @@
 
 use std::fmt::Write as _;
 
-use linkshare_analysis::quality::{Transmission, empirical_alpha, max_gap};
+use std::io;
+
+use linkshare_analysis::quality::{AlphaMeter, AlphaReport, GapMeter, Transmission};
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::units::{Bytes, Instant, Rate};
 use linkshare_sim::config::{LinkConfig, SimConfig};
 use linkshare_sim::result::{DelayLog, DelayRecord, LinkResult, RunResult};
 
-use super::table::TextTable;
+use super::table::{TextTable, in_unit, rate_unit};
 use crate::reference::{self, LinkReference};
 
 /// Empirical alpha is skipped on a link where some class has more children than this.
@@ -148,73 +155,106 @@ fn unmeasured(
     }
 }
 
-/// Every packet of `records` as a [`Transmission`] on a link of `rate` with `overhead`
-/// bytes per packet.
-pub fn transmissions(records: &[DelayRecord], rate: Rate, overhead: Bytes) -> Vec<Transmission> {
-    records
-        .iter()
-        .map(|r| {
-            let wire = Bytes(u64::from(r.len)) + overhead;
-            let start = r.departure - rate.tx_time(wire);
-            Transmission {
-                class: r.class,
-                bytes: r.len,
-                arrival: r.arrival,
-                start,
-                end: r.departure,
-            }
-        })
-        .collect()
+/// A packet's record as a [`Transmission`] on a link of `rate` with `overhead` bytes
+/// per packet: it started when its last bit left minus its transmission time.
+pub fn transmission(r: &DelayRecord, rate: Rate, overhead: Bytes) -> Transmission {
+    let wire = Bytes(u64::from(r.len)) + overhead;
+    Transmission {
+        class: r.class,
+        bytes: r.len,
+        arrival: r.arrival,
+        start: r.departure - rate.tx_time(wire),
+        end: r.departure,
+    }
 }
 
-/// The measured rate (bit/s) of every class of `tree` in each window `[from, to)` of
-/// `windows` (sorted, disjoint): bytes of the packets of `records` (in departure order)
-/// whose transmission completed in the window, counted for the leaf and every ancestor,
-/// times 8 over the window's length. Empty windows measure 0.
+/// The measured rate (bit/s) of every class of a tree in each window `[from, to)` of a
+/// list (sorted, disjoint), from the records of its link fed in departure order: the
+/// bytes of the packets whose transmission completed in the window, counted for the leaf
+/// and every ancestor, times 8 over the window's length. Empty windows measure 0.
+#[derive(Debug)]
+pub struct RateMeter<'w> {
+    /// Each class and its ancestors, by class index.
+    paths: Vec<Vec<usize>>,
+    windows: &'w [(Instant, Instant)],
+    /// The window the next record may fall in.
+    next: usize,
+    /// Bytes per window per class.
+    bytes: Vec<Vec<u64>>,
+}
+
+impl<'w> RateMeter<'w> {
+    /// A meter for the classes of `tree` over `windows`.
+    pub fn new(tree: &ClassTree, windows: &'w [(Instant, Instant)]) -> RateMeter<'w> {
+        let paths = tree
+            .classes()
+            .iter()
+            .map(|c| {
+                std::iter::once(c.id)
+                    .chain(tree.ancestors(c.id))
+                    .map(ClassId::index)
+                    .collect()
+            })
+            .collect();
+        RateMeter {
+            paths,
+            windows,
+            next: 0,
+            bytes: vec![vec![0; tree.len()]; windows.len()],
+        }
+    }
+
+    /// The next record, in order of departure.
+    pub fn add(&mut self, r: &DelayRecord) {
+        while let Some(&(_, to)) = self.windows.get(self.next)
+            && r.departure >= to
+        {
+            self.next += 1;
+        }
+        let Some(&(from, _)) = self.windows.get(self.next) else {
+            return;
+        };
+        if r.departure >= from
+            && let Some(path) = self.paths.get(r.class.index())
+        {
+            for &c in path {
+                self.bytes[self.next][c] += u64::from(r.len);
+            }
+        }
+    }
+
+    /// The rates, by window then class index.
+    pub fn rates(self) -> Vec<Vec<f64>> {
+        self.windows
+            .iter()
+            .zip(self.bytes)
+            .map(|(&(from, to), bytes)| {
+                let secs = to.since(from).as_secs_f64();
+                bytes
+                    .into_iter()
+                    .map(|b| {
+                        if secs > 0.0 {
+                            b as f64 * 8.0 / secs
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// The rates of [`RateMeter`] over the whole `log` of a link with `tree`; `None` when
+/// the run kept no per-packet records.
 pub fn measured_rates(
     tree: &ClassTree,
-    records: &[DelayRecord],
+    log: &DelayLog,
     windows: &[(Instant, Instant)],
-) -> Vec<Vec<f64>> {
-    let paths: Vec<Vec<usize>> = tree
-        .classes()
-        .iter()
-        .map(|c| {
-            std::iter::once(c.id)
-                .chain(tree.ancestors(c.id))
-                .map(ClassId::index)
-                .collect()
-        })
-        .collect();
-    let mut next = 0;
-    windows
-        .iter()
-        .map(|&(from, to)| {
-            let mut bytes = vec![0u64; tree.len()];
-            while next < records.len() && records[next].departure < from {
-                next += 1;
-            }
-            while let Some(r) = records.get(next)
-                && r.departure < to
-            {
-                for &c in &paths[r.class.index()] {
-                    bytes[c] += u64::from(r.len);
-                }
-                next += 1;
-            }
-            let secs = to.since(from).as_secs_f64();
-            bytes
-                .into_iter()
-                .map(|b| {
-                    if secs > 0.0 {
-                        b as f64 * 8.0 / secs
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect()
+) -> io::Result<Option<Vec<Vec<f64>>>> {
+    let mut meter = RateMeter::new(tree, windows);
+    let kept = log.for_each(|r| meter.add(r))?;
+    Ok(kept.then(|| meter.rates()))
 }
 
 /// The largest number of children of a class of `tree`.
@@ -226,15 +266,93 @@ fn most_children(tree: &ClassTree) -> (usize, &str) {
         .unwrap_or((0, ""))
 }
 
+/// What the first pass measures: the rates per interval and class, the largest gap, and
+/// every packet's arrival and leaf.
+type FirstPass = (Vec<Vec<f64>>, GapMeter, Vec<(Instant, ClassId)>);
+
+/// What one pass over a link's records measures: the rates per interval, the largest
+/// gap, and the arrivals (sorted later) for empirical alpha.
+fn first_pass(
+    link: &LinkConfig,
+    log: &DelayLog,
+    windows: &[(Instant, Instant)],
+    with_arrivals: bool,
+) -> io::Result<FirstPass> {
+    let mut rates = RateMeter::new(&link.classes, windows);
+    let mut gap = GapMeter::default();
+    let mut arrivals = Vec::new();
+    log.for_each(|r| {
+        rates.add(r);
+        gap.transmission(&transmission(r, link.rate, link.overhead));
+        if with_arrivals {
+            arrivals.push((r.arrival, r.class));
+        }
+    })?;
+    Ok((rates.rates(), gap, arrivals))
+}
+
+/// Empirical alpha from a second pass over a link's records: the releases in order,
+/// each after the arrivals (`arrivals`, sorted by time) up to its instant.
+fn alpha_pass(
+    link: &LinkConfig,
+    log: &DelayLog,
+    arrivals: &[(Instant, ClassId)],
+) -> io::Result<AlphaReport> {
+    let mut meter = AlphaMeter::new(&link.classes);
+    let mut next = 0;
+    log.for_each(|r| {
+        let t = transmission(r, link.rate, link.overhead);
+        while let Some(&(at, class)) = arrivals.get(next)
+            && at <= t.start
+        {
+            meter.arrival(class);
+            next += 1;
+        }
+        meter.release(t.class, t.bytes);
+    })?;
+    for &(_, class) in &arrivals[next..] {
+        meter.arrival(class);
+    }
+    Ok(meter.report())
+}
+
 fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> LinkSharing {
     let tree = &link.classes;
     let name = |id: ClassId| tree.get(id).name().to_owned();
-    let records = match &measured.delay_log {
-        DelayLog::Packets(records) => Some(records.as_slice()),
-        DelayLog::Histogram { .. } => None,
-    };
+    let log = &measured.delay_log;
     let windows: Vec<(Instant, Instant)> = r.intervals.iter().map(|i| (i.start, i.end)).collect();
-    let rates = records.map(|recs| measured_rates(tree, recs, &windows));
+    let (siblings, crowded) = most_children(tree);
+    let with_alpha = siblings <= MAX_SIBLINGS;
+    // Without two siblings there is no pair to measure: no second pass.
+    let pairs = siblings >= 2;
+    let passes = if log.is_per_packet() {
+        first_pass(link, log, &windows, with_alpha && pairs).and_then(
+            |(rates, gap, mut arrivals)| {
+                let alpha = if !with_alpha {
+                    None
+                } else if pairs {
+                    arrivals.sort_unstable_by_key(|a| a.0);
+                    Some(alpha_pass(link, log, &arrivals)?)
+                } else {
+                    Some(AlphaReport {
+                        alpha: 0.0,
+                        per_pair: Vec::new(),
+                    })
+                };
+                Ok((rates, gap, alpha))
+            },
+        )
+    } else {
+        Err(io::Error::other(
+            "the run measured more packet delays than max_delay_records, so per-packet \
+             records were replaced by histograms; shorten the run or lower the rates to \
+             measure link-sharing quality",
+        ))
+    };
+    let (rates, failure) = match passes {
+        Ok((rates, gap, alpha)) => (Some(rates), Ok((gap, alpha))),
+        Err(e) => (None, Err(e)),
+    };
     let intervals = r
         .intervals
         .iter()
@@ -264,38 +382,28 @@ fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> 
                 .collect(),
         })
         .collect();
-    let Some(records) = records else {
-        return unmeasured(
-            "unavailable",
-            Some(
-                "the run measured more packet delays than max_delay_records, so per-packet \
-                 records were replaced by histograms; shorten the run or lower the rates to \
-                 measure link-sharing quality",
-            ),
-            intervals,
-        );
+    let (gap, alpha) = match failure {
+        Ok(found) => found,
+        Err(e) => return unmeasured("unavailable", Some(&e.to_string()), intervals),
     };
     let mut q = unmeasured("measured", None, intervals);
-    let txs = transmissions(records, link.rate, link.overhead);
-    let (siblings, crowded) = most_children(tree);
-    if siblings > MAX_SIBLINGS {
-        q.empirical_alpha_note = Some(format!(
-            "skipped: class `{crowded}` has {siblings} children (more than {MAX_SIBLINGS}), \
-             and the exact computation costs packets x siblings"
-        ));
-    } else {
-        match empirical_alpha(tree, &txs).worst() {
-            Some((a, b, alpha)) => {
-                q.empirical_alpha_bytes = Some(alpha);
-                q.empirical_alpha_pair = Some([name(a), name(b)]);
-            }
-            None => {
-                q.empirical_alpha_note =
-                    Some("no two sibling classes were ever backlogged together".to_owned());
-            }
+    match alpha.map(|a| a.worst()) {
+        None => {
+            q.empirical_alpha_note = Some(format!(
+                "skipped: class `{crowded}` has {siblings} children (more than {MAX_SIBLINGS}), \
+                 and the exact computation costs packets x siblings"
+            ));
+        }
+        Some(Some((a, b, alpha))) => {
+            q.empirical_alpha_bytes = Some(alpha);
+            q.empirical_alpha_pair = Some([name(a), name(b)]);
+        }
+        Some(None) => {
+            q.empirical_alpha_note =
+                Some("no two sibling classes were ever backlogged together".to_owned());
         }
     }
-    if let Some(g) = max_gap(&txs) {
+    if let Some(g) = gap.report() {
         q.max_gap_s = Some(g.gap.as_secs_f64());
         q.max_gap_class = Some(name(g.class));
         q.max_gap_from_s = Some(g.from.as_secs_f64());
@@ -316,7 +424,7 @@ pub fn short_secs(s: f64) -> String {
 
 /// The compact section printed after a run's table: per link, alpha and the largest
 /// gap, then the reference and measured rate of every class per interval of constant
-/// demand (Mbit/s) with the relative error. `links` pairs each link's name and
+/// demand (in the unit the largest rate needs) with the relative error. `links` pairs each link's name and
 /// scheduler with its quality. Links only acknowledgements cross are left out.
 pub fn terminal_section(links: &[(&str, &str, &LinkSharing)]) -> String {
     let mut out = String::new();
@@ -343,13 +451,19 @@ pub fn terminal_section(links: &[(&str, &str, &LinkSharing)]) -> String {
             };
             let _ = writeln!(out, "  largest gap of a backlogged leaf (Def. 2): {gap}");
         }
+        let shown = &q.intervals[..q.intervals.len().min(SHOWN_INTERVALS)];
+        let (unit, size) = rate_unit(shown.iter().flat_map(|iv| {
+            iv.classes
+                .iter()
+                .flat_map(|c| [Some(c.reference_bps), c.measured_bps])
+                .flatten()
+        }));
         let _ = writeln!(
             out,
-            "  reference (HMM-fair) and measured rates, Mbit/s, per interval of constant demand:"
+            "  reference (HMM-fair) and measured rates, {unit}, per interval of constant demand:"
         );
-        let shown = &q.intervals[..q.intervals.len().min(SHOWN_INTERVALS)];
         for chunk in shown.chunks(INTERVALS_PER_TABLE) {
-            let text = interval_table(chunk).render();
+            let text = interval_table(chunk, size).render();
             for line in text.lines() {
                 let _ = writeln!(out, "  {line}");
             }
@@ -365,8 +479,9 @@ pub fn terminal_section(links: &[(&str, &str, &LinkSharing)]) -> String {
     out
 }
 
-/// Classes as rows; for each interval its reference, measured rate and relative error.
-fn interval_table(intervals: &[IntervalQuality]) -> TextTable {
+/// Classes as rows; for each interval its reference, measured rate (in units of
+/// `unit` bit/s) and relative error.
+fn interval_table(intervals: &[IntervalQuality], unit: f64) -> TextTable {
     let mut t = TextTable {
         header: vec!["class".to_owned()],
         ..TextTable::default()
@@ -386,11 +501,8 @@ fn interval_table(intervals: &[IntervalQuality]) -> TextTable {
         let mut row = vec![c.name.clone()];
         for iv in intervals {
             let k = &iv.classes[i];
-            row.push(format!("{:.3}", k.reference_bps / 1e6));
-            row.push(
-                k.measured_bps
-                    .map_or("-".to_owned(), |m| format!("{:.3}", m / 1e6)),
-            );
+            row.push(in_unit(Some(k.reference_bps), unit));
+            row.push(in_unit(k.measured_bps, unit));
             row.push(
                 k.relative_error
                     .map_or("-".to_owned(), |e| format!("{:+.2}", e * 100.0)),
@@ -399,4 +511,103 @@ fn interval_table(intervals: &[IntervalQuality]) -> TextTable {
         t.rows.push(row);
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spill::Spill;
+    use linkshare_analysis::quality::{empirical_alpha, max_gap};
+    use linkshare_core::buffer::BufferConfig;
+    use linkshare_core::sched::SchedulerKind;
+    use linkshare_core::testing::hls_fig1;
+    use linkshare_core::units::Duration;
+    use linkshare_sim::Simulator;
+    use linkshare_sim::config::{
+        FlowConfig, Hop, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SourceConfig,
+        Transport,
+    };
+    use std::sync::Arc;
+
+    /// HLS's Fig. 1 tree under HDRR, every leaf fed by a Poisson source at 30 % of the
+    /// link (so classes go idle and come back), 0.05 s.
+    fn config() -> SimConfig {
+        let tree = Arc::new(hls_fig1());
+        let rate = tree.link_rate();
+        let duration = Duration::from_millis(50);
+        SimConfig {
+            seed: 7,
+            duration,
+            nodes: vec![
+                NodeConfig { name: "a".into() },
+                NodeConfig { name: "b".into() },
+            ],
+            links: vec![LinkConfig {
+                name: "l".into(),
+                from: NodeId(0),
+                to: NodeId(1),
+                rate,
+                delay: Duration::ZERO,
+                overhead: Bytes(24),
+                classes: Arc::clone(&tree),
+                scheduler: SchedulerKind::Hdrr.into(),
+                buffer: BufferConfig::default(),
+            }],
+            flows: tree
+                .leaves()
+                .iter()
+                .enumerate()
+                .map(|(i, &class)| FlowConfig {
+                    name: format!("f{i}"),
+                    route: vec![Hop {
+                        link: LinkId(0),
+                        class,
+                    }],
+                    reverse: Vec::new(),
+                    source: SourceConfig::Poisson {
+                        rate: Rate(rate.bps() * 3 / 10),
+                        size: 200 + 300 * i as u32,
+                    },
+                    transport: Transport::Udp,
+                    schedule: Schedule::always(duration),
+                })
+                .collect(),
+            measure: MeasureConfig::default(),
+        }
+    }
+
+    /// The streamed quality (two passes over the log, arrivals sorted apart) equals the
+    /// analysis crate's computation over the whole log in memory, with the records in
+    /// memory and spilled to a file alike.
+    #[test]
+    fn streamed_passes_equal_the_whole_log_computation() {
+        let config = config();
+        let link = &config.links[0];
+        let in_memory = Simulator::new(&config).unwrap().run();
+        let spill = Spill::in_dir(&std::env::temp_dir(), 1).unwrap();
+        let spilled = Simulator::new(&config)
+            .unwrap()
+            .record_to(Box::new(spill))
+            .run();
+        let records = in_memory.links[0].delay_log.to_vec().unwrap().unwrap();
+        assert!(records.len() > 1000, "{} packets", records.len());
+        let txs: Vec<Transmission> = records
+            .iter()
+            .map(|r| transmission(r, link.rate, link.overhead))
+            .collect();
+        let want_alpha = empirical_alpha(&link.classes, &txs);
+        let want_gap = max_gap(&txs);
+        assert!(want_alpha.alpha > 0.0);
+        for log in [&in_memory.links[0].delay_log, &spilled.links[0].delay_log] {
+            let (_, gap, mut arrivals) = first_pass(link, log, &[], true).unwrap();
+            arrivals.sort_unstable_by_key(|a| a.0);
+            assert_eq!(alpha_pass(link, log, &arrivals).unwrap(), want_alpha);
+            assert_eq!(gap.report(), want_gap);
+        }
+        assert!(matches!(spilled.links[0].delay_log, DelayLog::Stored(_)));
+        assert_eq!(
+            spilled.links[0].delay_log.to_vec().unwrap().unwrap(),
+            records
+        );
+    }
 }

@@ -68,65 +68,6 @@ pub struct LinkReference {
     pub intervals: Vec<Interval>,
 }
 
-/// The mean rate `source` offers while on, bit/s (`f64::INFINITY` for a greedy source);
-/// see the [module docs](self) for each family.
-pub fn mean_rate_bps(source: &SourceConfig) -> f64 {
-    let secs = |d: Duration| d.as_secs_f64();
-    match source {
-        SourceConfig::Cbr { rate, .. } | SourceConfig::Poisson { rate, .. } => rate.bps() as f64,
-        SourceConfig::PeriodicOnOff {
-            burst,
-            period,
-            size,
-            ..
-        } => {
-            let bits = f64::from(*burst) * f64::from(*size) * 8.0;
-            bits / secs(*period)
-        }
-        SourceConfig::ExpOnOff {
-            peak,
-            mean_on,
-            mean_off,
-            ..
-        }
-        | SourceConfig::ParetoOnOff {
-            peak,
-            mean_on,
-            mean_off,
-            ..
-        } => {
-            let (on, off) = (secs(*mean_on), secs(*mean_off));
-            peak.bps() as f64 * on / (on + off)
-        }
-        SourceConfig::Markov2 {
-            rates,
-            mean_sojourn,
-            ..
-        } => {
-            let (t0, t1) = (secs(mean_sojourn[0]), secs(mean_sojourn[1]));
-            (rates[0].bps() as f64 * t0 + rates[1].bps() as f64 * t1) / (t0 + t1)
-        }
-        SourceConfig::Greedy { .. } => f64::INFINITY,
-        SourceConfig::Trace { records } => {
-            let span = records.last().map_or(Duration::ZERO, |r| r.at);
-            if span == Duration::ZERO {
-                return 0.0;
-            }
-            let bytes: u64 = records.iter().map(|r| u64::from(r.size)).sum();
-            bytes as f64 * 8.0 / secs(span)
-        }
-        SourceConfig::Ftp { .. } => f64::INFINITY,
-        SourceConfig::Telnet { size, mean_gap } => f64::from(*size) * 8.0 / secs(*mean_gap),
-        SourceConfig::Www { load, .. } => load.bps() as f64,
-        SourceConfig::Video {
-            frames, interval, ..
-        } => {
-            let bytes: u64 = frames.iter().map(|&f| u64::from(f)).sum();
-            bytes as f64 * 8.0 / (secs(*interval) * frames.len() as f64)
-        }
-    }
-}
-
 /// The intervals during which `flow` offers traffic, clipped to `[0, end)`: its ON
 /// intervals, and for a trace only while its clock runs (see the [module docs](self)).
 pub fn active_intervals(flow: &FlowConfig, end: Instant) -> Vec<(Instant, Instant)> {
@@ -170,7 +111,7 @@ pub fn link_reference(config: &SimConfig, link: LinkId) -> LinkReference {
             let hop = f.route.iter().find(|h| h.link == link)?;
             Some(FlowDemand {
                 class: hop.class.index(),
-                rate: mean_rate_bps(&f.source),
+                rate: f.source.mean_rate_bps(),
                 on: active_intervals(f, end),
             })
         })
@@ -264,26 +205,26 @@ mod tests {
             variations: Default::default(),
         };
         // 4 * 1000 * 8 bits every 20 ms = 1.6 Mbit/s.
-        assert!((mean_rate_bps(&periodic) - 1.6e6).abs() < 1e-6);
+        assert!((periodic.mean_rate_bps() - 1.6e6).abs() < 1e-6);
         let exp = SourceConfig::ExpOnOff {
             peak: mbit(8),
             mean_on: ms(100),
             mean_off: ms(300),
             size: 1000,
         };
-        assert!((mean_rate_bps(&exp) - 2e6).abs() < 1e-6);
+        assert!((exp.mean_rate_bps() - 2e6).abs() < 1e-6);
         let mmpp = SourceConfig::Markov2 {
             rates: [mbit(1), mbit(5)],
             mean_sojourn: [ms(2000), ms(500)],
             size: 1000,
         };
         // (1 * 2 + 5 * 0.5) / 2.5 = 1.8 Mbit/s.
-        assert!((mean_rate_bps(&mmpp) - 1.8e6).abs() < 1e-6);
+        assert!((mmpp.mean_rate_bps() - 1.8e6).abs() < 1e-6);
         let greedy = SourceConfig::Greedy {
             size: 1000,
             backlog: 2,
         };
-        assert_eq!(mean_rate_bps(&greedy), f64::INFINITY);
+        assert_eq!(greedy.mean_rate_bps(), f64::INFINITY);
         let trace = SourceConfig::Trace {
             records: vec![
                 linkshare_sim::config::TraceRecord {
@@ -298,6 +239,6 @@ mod tests {
             .into(),
         };
         // 1250 B over 10 ms = 1 Mbit/s.
-        assert!((mean_rate_bps(&trace) - 1e6).abs() < 1e-6);
+        assert!((trace.mean_rate_bps() - 1e6).abs() < 1e-6);
     }
 }

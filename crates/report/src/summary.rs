@@ -9,10 +9,13 @@ use linkshare_sim::config::{FlowId, SimConfig};
 use linkshare_sim::result::{DelayStats, FlowResult, RunResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use linkshare_sim::memory::human_bytes;
+
 use super::Labels;
 use super::flows::Activity;
 use super::quality::{self, LinkSharing};
 use crate::WriteError;
+use crate::outputs::Outputs;
 
 /// The whole summary.
 #[derive(Debug, serde::Serialize)]
@@ -25,15 +28,44 @@ pub struct Summary {
     pub duration_s: f64,
     /// Throughput and backlog window, seconds.
     pub window_s: f64,
-    /// `"per-packet"` when `delay.csv` has every packet, `"histogram"` when the run
-    /// recorded too many packets and `delay_histogram.csv` was written instead.
+    /// The delay file written: `"per-packet"` (`delay.csv`, every packet), `"histogram"`
+    /// (`delay_histogram.csv`, the exact distribution, for big runs) or `"none"` (see
+    /// [`crate::outputs`]).
     pub delay_records: &'static str,
+    /// Whether the run covered its whole duration; `false` when it stopped early (its
+    /// data grew past the memory budget): every number then covers `[0, stopped.at_s)`.
+    pub complete: bool,
+    /// Where and why an incomplete run stopped (absent when complete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<StopSummary>,
     /// Links in scenario order.
     pub links: Vec<LinkSummary>,
     /// Every class of every link (root first, then in declaration order).
     pub classes: Vec<ClassSummary>,
     /// Flows in scenario order.
     pub flows: Vec<FlowSummary>,
+}
+
+/// Where and why a run stopped early.
+#[derive(Debug, serde::Serialize)]
+pub struct StopSummary {
+    /// The simulated instant, seconds.
+    pub at_s: f64,
+    /// Why, with what the run's data took and how to fix it.
+    pub reason: String,
+}
+
+/// Why `result` stopped, with the fix, if it stopped early.
+pub fn stop_reason(result: &RunResult) -> Option<String> {
+    let s = result.stopped.as_ref()?;
+    Some(format!(
+        "the run's data grew past the memory budget of {} at {} s simulated: {}; bound \
+         the queues that grow (a class limit, not \"none\"; a shared buffer), shorten \
+         the run, or raise --max-memory",
+        human_bytes(s.budget),
+        s.at.as_secs_f64(),
+        s.used
+    ))
 }
 
 /// One link.
@@ -244,8 +276,19 @@ impl TransportSummary {
 }
 
 impl Summary {
-    /// The summary of `result`, a run of `config` from the scenario named `scenario`.
+    /// The summary of `result`, a run of `config` from the scenario named `scenario`,
+    /// with the default outputs.
     pub fn new(scenario: &str, config: &SimConfig, result: &RunResult) -> Summary {
+        Summary::with_outputs(scenario, config, result, &Outputs::default())
+    }
+
+    /// The summary of a run whose files `outputs` chooses (it names the delay file).
+    pub fn with_outputs(
+        scenario: &str,
+        config: &SimConfig,
+        result: &RunResult,
+        outputs: &Outputs,
+    ) -> Summary {
         let labels = Labels::new(result);
         let links = result
             .links
@@ -331,11 +374,12 @@ impl Summary {
             seed: result.seed,
             duration_s: result.duration.as_secs_f64(),
             window_s: result.window.as_secs_f64(),
-            delay_records: if result.per_packet_delays() {
-                "per-packet"
-            } else {
-                "histogram"
-            },
+            delay_records: outputs.delay_file(result).label(),
+            complete: result.stopped.is_none(),
+            stopped: result.stopped.as_ref().map(|s| StopSummary {
+                at_s: s.at.as_secs_f64(),
+                reason: stop_reason(result).unwrap_or_default(),
+            }),
             links,
             classes,
             flows,

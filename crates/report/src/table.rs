@@ -95,28 +95,96 @@ pub fn ms(d: Duration) -> String {
     format!("{:.3}", d.as_secs_f64() * 1e3)
 }
 
-/// Mbit/s with three decimals.
-pub fn mbit(bps: f64) -> String {
-    format!("{:.3}", bps / 1e6)
+/// Rate units, smallest first: name and bit/s per unit.
+const RATE_UNITS: [(&str, f64); 4] = [
+    ("bit/s", 1.0),
+    ("kbit/s", 1e3),
+    ("Mbit/s", 1e6),
+    ("Gbit/s", 1e9),
+];
+
+/// Time units, smallest first: name and nanoseconds per unit.
+const TIME_UNITS: [(&str, f64); 4] = [("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9)];
+
+/// The largest of `units` (name, size) whose size is at most `largest` (the smallest
+/// unit when `largest` is below every size).
+fn unit_for(units: &[(&'static str, f64)], largest: f64) -> (&'static str, f64) {
+    units
+        .iter()
+        .rev()
+        .find(|&&(_, size)| largest >= size)
+        .copied()
+        .unwrap_or(units[0])
+}
+
+/// The unit a column of rates (bit/s) is shown in: the one its largest value needs
+/// (bit/s, kbit/s, Mbit/s or Gbit/s), and its size in bit/s.
+pub fn rate_unit(values: impl IntoIterator<Item = f64>) -> (&'static str, f64) {
+    let largest = values.into_iter().map(f64::abs).fold(0.0, f64::max);
+    unit_for(&RATE_UNITS, largest)
+}
+
+/// The unit a column of times is shown in: the one its largest value needs (ns, us, ms
+/// or s), and its size in ns.
+pub fn time_unit(values: impl IntoIterator<Item = Duration>) -> (&'static str, f64) {
+    let largest = values.into_iter().map(|d| d.0).max().unwrap_or(0);
+    unit_for(&TIME_UNITS, largest as f64)
+}
+
+/// `value` in a unit of `size` with three decimals (`-` for `None`).
+pub fn in_unit(value: Option<f64>, size: f64) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| format!("{:.3}", v / size))
+}
+
+/// A column of a table being built: its title (the unit appended) and its cells.
+fn column<T: Copy>(
+    title: &str,
+    values: &[Option<T>],
+    unit: impl Fn(&mut dyn Iterator<Item = T>) -> (&'static str, f64),
+    as_f64: impl Fn(T) -> f64,
+) -> (String, Vec<String>) {
+    let (name, size) = unit(&mut values.iter().flatten().copied());
+    let cells = values
+        .iter()
+        .map(|v| in_unit(v.map(&as_f64), size))
+        .collect();
+    (format!("{title} {name}"), cells)
+}
+
+/// A column of rates (bit/s) in the unit its largest value needs.
+pub fn rate_column(title: &str, values: &[Option<f64>]) -> (String, Vec<String>) {
+    column(title, values, |v| rate_unit(v), |x| x)
+}
+
+/// A column of times in the unit its largest value needs.
+pub fn time_column(title: &str, values: &[Option<Duration>]) -> (String, Vec<String>) {
+    column(title, values, |v| time_unit(v), |d| d.0 as f64)
+}
+
+/// Appends `columns` to `header` and to each row, cell by cell.
+pub fn append_columns(
+    header: &mut Vec<String>,
+    rows: &mut [Vec<String>],
+    columns: Vec<(String, Vec<String>)>,
+) {
+    for (title, cells) in columns {
+        header.push(title);
+        for (row, cell) in rows.iter_mut().zip(cells) {
+            row.push(cell);
+        }
+    }
 }
 
 /// The per-class table of a run: every class of every link, indented by depth (the
 /// link itself first, as `name [scheduler]`, its counters summing all classes). The
 /// instances of a per-flow template make one row, `NAME (N per-flow)`: their counters
-/// and rates summed, their delays pooled.
+/// and rates summed, their delays pooled. Rates and delays are in the unit each
+/// column's largest value needs.
 pub fn run_table(result: &RunResult) -> TextTable {
-    let header = [
-        "class",
-        "sent",
-        "delivered",
-        "dropped",
-        "rate Mbit/s",
-        "mean ms",
-        "p99 ms",
-        "max ms",
-    ];
     let labels = Labels::new(result);
     let mut rows = Vec::new();
+    let (mut rates, mut means, mut p99s, mut maxes) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, link) in result.links.iter().enumerate() {
         let mut k = 0;
         while let Some(c) = link.classes.get(k) {
@@ -169,17 +237,30 @@ pub fn run_table(result: &RunResult) -> TextTable {
                     .map(|m| m.counters.dropped_total().packets)
                     .sum::<u64>()
                     .to_string(),
-                mbit(members.iter().map(|m| m.mean_rate_bps).sum()),
-                ms(delays.mean),
-                ms(delays.p99),
-                ms(delays.max),
             ]);
+            rates.push(Some(members.iter().map(|m| m.mean_rate_bps).sum()));
+            means.push(Some(delays.mean));
+            p99s.push(Some(delays.p99));
+            maxes.push(Some(delays.max));
             k += members.len();
         }
     }
+    let mut header: Vec<String> = ["class", "sent", "delivered", "dropped"]
+        .map(str::to_owned)
+        .to_vec();
+    append_columns(
+        &mut header,
+        &mut rows,
+        vec![
+            rate_column("rate", &rates),
+            time_column("mean", &means),
+            time_column("p99", &p99s),
+            time_column("max", &maxes),
+        ],
+    );
     TextTable {
         groups: Vec::new(),
-        header: header.iter().map(|h| (*h).to_owned()).collect(),
+        header,
         rows,
     }
 }
@@ -195,39 +276,47 @@ pub fn flow_table(result: &RunResult) -> Option<TextTable> {
     if !shown {
         return None;
     }
-    let header = [
-        "flow",
-        "protocol",
-        "delivered B",
-        "goodput Mbit/s",
-        "retransmits",
-        "timeouts",
-        "bursts done",
-        "burst mean ms",
-    ];
-    let rows = result
-        .flows
-        .iter()
-        .map(|f| {
-            let t = &f.transport;
-            let a = Activity::of(f);
-            let tcp = t.protocol == "tcp";
-            let count = |n: u64| if tcp { n.to_string() } else { "-".to_owned() };
-            vec![
-                f.name.clone(),
-                t.protocol.to_owned(),
-                t.bytes_delivered.to_string(),
-                a.goodput_bps().map_or_else(|| "-".to_owned(), mbit),
-                count(t.retransmits),
-                count(t.timeouts),
-                format!("{}/{}", a.bursts_completed, t.bursts.len()),
-                a.mean_burst_delay.map_or_else(|| "-".to_owned(), ms),
-            ]
-        })
-        .collect();
+    let mut rows = Vec::new();
+    let (mut goodputs, mut bursts) = (Vec::new(), Vec::new());
+    let mut tail = Vec::new();
+    for f in &result.flows {
+        let t = &f.transport;
+        let a = Activity::of(f);
+        let tcp = t.protocol == "tcp";
+        let count = |n: u64| if tcp { n.to_string() } else { "-".to_owned() };
+        rows.push(vec![
+            f.name.clone(),
+            t.protocol.to_owned(),
+            t.bytes_delivered.to_string(),
+        ]);
+        goodputs.push(a.goodput_bps());
+        tail.push([
+            count(t.retransmits),
+            count(t.timeouts),
+            format!("{}/{}", a.bursts_completed, t.bursts.len()),
+        ]);
+        bursts.push(a.mean_burst_delay);
+    }
+    let mut header: Vec<String> = ["flow", "protocol", "delivered B"]
+        .map(str::to_owned)
+        .to_vec();
+    append_columns(
+        &mut header,
+        &mut rows,
+        vec![rate_column("goodput", &goodputs)],
+    );
+    header.extend(["retransmits", "timeouts", "bursts done"].map(str::to_owned));
+    for (row, cells) in rows.iter_mut().zip(tail) {
+        row.extend(cells);
+    }
+    append_columns(
+        &mut header,
+        &mut rows,
+        vec![time_column("burst mean", &bursts)],
+    );
     Some(TextTable {
         groups: Vec::new(),
-        header: header.iter().map(|h| (*h).to_owned()).collect(),
+        header,
         rows,
     })
 }
@@ -247,28 +336,45 @@ fn depth(classes: &[ClassResult], c: &ClassResult) -> usize {
 }
 
 /// The comparison table: one row per leaf class, and for each scheduler its delivered
-/// rate and mean and 99th-percentile delay at the port. `runs` hold results of the same
-/// scenario (same classes) under different schedulers.
+/// rate and mean and 99th-percentile delay at the port, each column in the unit its
+/// largest value needs. `runs` hold results of the same scenario (same classes) under
+/// different schedulers.
 pub fn compare_table(runs: &[(String, RunResult)]) -> TextTable {
     let mut table = TextTable {
         header: vec!["class".to_owned()],
         ..TextTable::default()
     };
-    for (j, (name, _)) in runs.iter().enumerate() {
+    let classes = compare_rows(runs);
+    table.rows = classes
+        .iter()
+        .map(|(_, _, label)| vec![label.clone()])
+        .collect();
+    for (j, (name, result)) in runs.iter().enumerate() {
         table.groups.push((name.clone(), 1 + 3 * j, 3));
-        table
-            .header
-            .extend(["Mbit/s", "mean ms", "p99 ms"].map(str::to_owned));
-    }
-    for (link, class, label) in compare_rows(runs) {
-        let mut row = vec![label];
-        for (_, result) in runs {
-            match result.links.get(link).and_then(|l| l.classes.get(class)) {
-                Some(c) => row.extend([mbit(c.mean_rate_bps), ms(c.delay.mean), ms(c.delay.p99)]),
-                None => row.extend(["-", "-", "-"].map(str::to_owned)),
-            }
-        }
-        table.rows.push(row);
+        let class = |&(link, class, _): &(usize, usize, String)| {
+            result.links.get(link).and_then(|l| l.classes.get(class))
+        };
+        let rates: Vec<Option<f64>> = classes
+            .iter()
+            .map(|k| class(k).map(|c| c.mean_rate_bps))
+            .collect();
+        let means: Vec<Option<Duration>> = classes
+            .iter()
+            .map(|k| class(k).map(|c| c.delay.mean))
+            .collect();
+        let p99s: Vec<Option<Duration>> = classes
+            .iter()
+            .map(|k| class(k).map(|c| c.delay.p99))
+            .collect();
+        append_columns(
+            &mut table.header,
+            &mut table.rows,
+            vec![
+                rate_column("rate", &rates),
+                time_column("mean", &means),
+                time_column("p99", &p99s),
+            ],
+        );
     }
     table
 }

@@ -23,16 +23,16 @@ use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Instant};
 use linkshare_sim::RunResult;
 use linkshare_sim::config::{LinkId, SimConfig};
-use linkshare_sim::result::DelayLog;
 
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::quality::{measured_rates, short_secs};
 use linkshare_report::reference::{LinkReference, link_reference};
-use linkshare_report::summary::Summary;
+use linkshare_report::spill::records_in;
+use linkshare_report::summary::{Summary, stop_reason};
 use linkshare_report::svg::{Dash, LineChart, Series};
 use linkshare_report::table::TextTable;
-use linkshare_report::{Written, csv, files_listing, plots, write_run_with_summary};
-use linkshare_scenario::{self as scenario, Problems, Scenario};
+use linkshare_report::{Written, csv, files_listing, plots, write_run_with};
+use linkshare_scenario::{self as scenario, Problems, RunOptions, Scenario};
 
 /// One scenario of a reproduction.
 #[derive(Clone, Copy, Debug)]
@@ -140,6 +140,9 @@ pub fn run_variant(
     dir: &Path,
 ) -> Result<VariantRuns, ReproError> {
     let scenario = load(&variant, opts.shorten)?;
+    if let Some(budget) = opts.memory_budget {
+        scenario.check_memory(budget)?;
+    }
     let reference = link_reference(&scenario.config, LinkId(0));
     let settle = scenario.config.measure.window;
     let windows: Vec<(Instant, Instant)> = reference
@@ -156,20 +159,35 @@ pub fn run_variant(
     for &kind in kinds {
         let mut s = scenario.clone();
         s.set_scheduler(kind, "repro")?;
-        let result = s
-            .simulate(&format!("{} under {kind}", scenario.name), opts.progress)
-            .map_err(|e| ReproError::Simulator(e.to_string()))?;
-        let summary = Summary::new(&s.name, &s.config, &result);
-        let files = write_run_with_summary(&dir.join(kind.name()), &result, &summary)?;
-        written.files.extend(files.files);
-        let rates = match &result.links[0].delay_log {
-            DelayLog::Packets(records) => Some(measured_rates(
-                &s.config.links[0].classes,
-                records,
-                &windows,
-            )),
-            DelayLog::Histogram { .. } => None,
+        let run_dir = dir.join(kind.name());
+        let options = RunOptions {
+            records: Some(records_in(&run_dir, s.config.links.len())?),
+            memory_budget: opts.memory_budget,
         };
+        let result = s
+            .simulate_with(
+                &format!("{} under {kind}", scenario.name),
+                opts.progress,
+                options,
+            )
+            .map_err(|e| ReproError::Simulator(e.to_string()))?;
+        let summary = Summary::with_outputs(&s.name, &s.config, &result, &opts.write.outputs);
+        let files = write_run_with(&run_dir, &result, &summary, &opts.write)?;
+        written.files.extend(files.files);
+        if let Some(reason) = stop_reason(&result) {
+            return Err(ReproError::Incomplete(reason));
+        }
+        let rates = measured_rates(
+            &s.config.links[0].classes,
+            &result.links[0].delay_log,
+            &windows,
+        )
+        .map_err(|error| {
+            ReproError::Write(linkshare_report::WriteError {
+                what: "cannot read the run's per-packet delay records back".to_owned(),
+                error,
+            })
+        })?;
         runs.push((kind, rates));
         results.push((kind.name().to_owned(), result));
     }
@@ -185,7 +203,7 @@ pub fn run_variant(
     let title = out.scenario.name.clone();
     out.written
         .write(dir, "compare.csv", csv::compare(&out.results).as_bytes())?;
-    let throughput = plots::compare_throughput(&title, &out.results).render();
+    let throughput = plots::compare_throughput(&title, &out.results, opts.write.plots).render();
     out.written
         .write(dir, "throughput.svg", throughput.as_bytes())?;
     let cdf = plots::compare_delay_cdf(&title, &out.results).render();

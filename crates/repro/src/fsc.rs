@@ -186,7 +186,7 @@ fn starvation(out: &mut dyn Write, v: &VariantRuns) -> Result<(), ReproError> {
             .filter(|r| r.class == f1 && r.departure <= start)
             .map(|r| u64::from(r.len))
             .sum();
-        let (from, gap) = longest_gap(records, f1, start);
+        let (from, gap) = longest_gap(&records, f1, start);
         let curve = match kind {
             SchedulerKind::Sced => spec.rt,
             SchedulerKind::VirtualClock => spec.rate.map(ServiceCurve::linear),
@@ -447,7 +447,7 @@ pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         let v = run_variant(variant, &kinds, opts, &variant_dir(opts, &variant))?;
         for (k, (name, result)) in v.results.iter().enumerate() {
             let records = packet_records(result)?;
-            let b = bursts(&v, "burst", records)?;
+            let b = bursts(&v, "burst", &records)?;
             let row = burst_row(&v, &b, k)?;
             let mbit = |r: Option<f64>| r.map_or("-".to_owned(), |r| format!("{:.3}", r / 1e6));
             table.rows.push(vec![

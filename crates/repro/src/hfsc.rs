@@ -8,7 +8,7 @@ use std::io::Write;
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::units::{Duration, Instant};
 use linkshare_sim::RunResult;
-use linkshare_sim::result::{DelayLog, DelayRecord};
+use linkshare_sim::result::DelayRecord;
 
 use crate::experiment::{
     Variant, VariantRuns, footer, header, print_missing, print_variant, run_variant, schedulers,
@@ -42,14 +42,19 @@ const DELAY_TARGETS: [(&str, u64); 2] = [("audio", 5), ("video", 10)];
 /// The class of `hfsc-delay.toml` whose ON and OFF periods the delays are compared over.
 const ON_OFF_CLASS: &str = "onoff";
 
-/// The per-packet records of a run's only link. Every reproduction's runs are short
-/// enough to keep them; a run that kept only histograms is an internal error.
-pub(super) fn packet_records(result: &RunResult) -> Result<&[DelayRecord], ReproError> {
-    match &result.links[0].delay_log {
-        DelayLog::Packets(records) => Ok(records),
-        DelayLog::Histogram { .. } => Err(ReproError::Internal(
+/// The per-packet records of a run's only link, in memory: these reproductions' runs
+/// are short (at most a few hundred thousand packets); a run that kept only histograms
+/// is an internal error.
+pub(super) fn packet_records(result: &RunResult) -> Result<Vec<DelayRecord>, ReproError> {
+    match result.links[0].delay_log.to_vec() {
+        Ok(Some(records)) => Ok(records),
+        Ok(None) => Err(ReproError::Internal(
             "a reproduction's run kept no per-packet records".to_owned(),
         )),
+        Err(error) => Err(ReproError::Write(linkshare_report::WriteError {
+            what: "cannot read the run's per-packet delay records back".to_owned(),
+            error,
+        })),
     }
 }
 
@@ -232,7 +237,7 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         for (j, &(class, dmax_ms)) in DELAY_TARGETS.iter().enumerate() {
             let id = class_id(&v, class)?;
             let bound = Duration::from_millis(dmax_ms) + t_max;
-            let d = ClassDelays::new(records, id, &on);
+            let d = ClassDelays::new(&records, id, &on);
             let over = d.sorted.iter().filter(|&&x| x > bound).count();
             let mean = |m: Option<f64>| m.map_or("-".to_owned(), |s| format!("{:.3}", s * 1e3));
             table.rows.push(vec![
@@ -422,7 +427,7 @@ fn fig12_chart(v: &VariantRuns, shorten: u32) -> Result<LineChart, ReproError> {
                 WINDOW
             };
             let window = Duration(window.as_nanos() / u64::from(shorten));
-            let points = window_rates(records, class_id(v, class)?, window, until);
+            let points = window_rates(&records, class_id(v, class)?, window, until);
             let mut s = Series::steps(format!("{class} ({name})"), points);
             s.colour = Some(j);
             s.dash = Some(Dash::ALL[k % Dash::ALL.len()]);

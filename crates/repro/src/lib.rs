@@ -45,7 +45,7 @@ use linkshare_core::sched::SchedulerKind;
 
 use std::fmt;
 
-use linkshare_report::WriteError;
+use linkshare_report::{WriteError, WriteOptions};
 use linkshare_scenario::{Problems, Progress};
 
 /// Why a reproduction could not run.
@@ -61,6 +61,9 @@ pub enum ReproError {
     /// A bug in linkshare: a built-in scenario is invalid, or a run lacks what the
     /// reproduction measures.
     Internal(String),
+    /// A run stopped early, its data past the memory budget (the reason); the outputs
+    /// so far were written.
+    Incomplete(String),
 }
 
 impl fmt::Display for ReproError {
@@ -69,7 +72,7 @@ impl fmt::Display for ReproError {
             ReproError::Problems(p) => write!(f, "{p}"),
             ReproError::Write(e) => write!(f, "{e}"),
             ReproError::Simulator(m) => write!(f, "the simulator cannot run this scenario: {m}"),
-            ReproError::Internal(m) => write!(f, "{m}"),
+            ReproError::Internal(m) | ReproError::Incomplete(m) => write!(f, "{m}"),
         }
     }
 }
@@ -103,6 +106,11 @@ pub struct Options<'a> {
     /// Seeds per configuration where the traffic is random ([`runner::DEFAULT_SEEDS`]
     /// by default); the results are means with 95 % confidence intervals.
     pub seeds: u32,
+    /// How each run's outputs are written.
+    pub write: WriteOptions,
+    /// Each run stops cleanly past this many bytes of data (see
+    /// [`linkshare_sim::memory`]); `None`: no limit.
+    pub memory_budget: Option<u64>,
 }
 
 /// One reproduction.

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use linkshare_core::sched::SchedulerKind;
 use linkshare_report::frame::{Frame, TextColumn, Values};
 use linkshare_report::summary::{ClassSummary, Summary};
-use linkshare_scenario::{Edit, Progress, Scenario};
+use linkshare_scenario::{Edit, Progress, RunOptions, Scenario};
 use linkshare_sim::RunResult;
 
 /// One swept parameter: a dotted path and its values.
@@ -322,7 +322,8 @@ fn make(
     if let Some(seed) = spec.seed {
         scenario.config.seed = seed;
     }
-    let result = match scenario.simulate_interruptible(label, progress, stop) {
+    let result = match scenario.simulate_interruptible(label, progress, RunOptions::default(), stop)
+    {
         Ok(Some(r)) => r,
         Ok(None) => return None,
         Err(e) => {

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{Class, ClassId, ClassTree, Limit};
+use linkshare_core::hierarchy::{Class, ClassId, ClassTree, DEFAULT_LEAF_LIMIT, Limit};
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::{Hop, Schedule, SourceConfig, TcpConfig, TcpVariant, Transport};
 
@@ -46,6 +46,12 @@ pub fn describe(s: &Scenario) -> String {
         );
         out.push_str(&class_tree(&link.classes));
     }
+    let _ = writeln!(
+        out,
+        "\nA leaf without `limit` queues at most {} (tc's default); `limit = \"none\"` \
+         makes its queue unbounded.",
+        limit(DEFAULT_LEAF_LIMIT)
+    );
     let _ = writeln!(out, "\nflows:");
     // The single-link form's acknowledgement link does not make it a topology.
     let multi = s.link_notes.iter().filter(|n| !n.ack_path).count() > 1;
@@ -184,8 +190,10 @@ fn params(c: &Class) -> String {
             p.push(format!("{name} {}", curve(&v)));
         }
     }
-    if let Some(l) = s.limit {
-        p.push(format!("limit {}", limit(l)));
+    match s.limit {
+        Some(l) => p.push(format!("limit {}", limit(l))),
+        None if c.is_leaf() => p.push("limit none (unbounded)".to_owned()),
+        None => {}
     }
     p.join(", ")
 }

@@ -22,6 +22,7 @@
 
 mod apps;
 mod best_effort;
+mod budget;
 pub mod describe;
 pub mod edit;
 mod format;
@@ -42,10 +43,12 @@ use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::SimConfig;
+use linkshare_sim::records::RecordSink;
 use linkshare_sim::{RunResult, SimError, Simulator};
 use toml::de::DeTable;
 
 pub use best_effort::BestEffort;
+pub use budget::{FALLBACK_BUDGET, default_memory_budget};
 pub use edit::{EDIT_FILE, Edit};
 pub use problem::did_you_mean;
 pub use problem::{Problem, Problems};
@@ -61,8 +64,14 @@ use reader::{Ctx, Table};
 /// progress bar on a terminal) or not ([`NoProgress`]). `Sync`, so that runs on
 /// several threads can share one.
 pub trait Progress: Sync + std::fmt::Debug {
-    /// Run `label` has simulated up to `now` of `total`.
-    fn update(&self, label: &str, now: Instant, total: Duration);
+    /// Run `label` has simulated up to `now` of `total`, processing `events` events.
+    fn update(&self, label: &str, now: Instant, total: Duration, events: u64);
+
+    /// Run `label` is about to simulate about `events` events (an estimate, see
+    /// [`linkshare_sim::event::estimate`]); a face may warn when that will take long.
+    fn starting(&self, label: &str, events: u64) {
+        let _ = (label, events);
+    }
     /// Run `label` is over.
     fn finish(&self, label: &str);
 }
@@ -72,8 +81,19 @@ pub trait Progress: Sync + std::fmt::Debug {
 pub struct NoProgress;
 
 impl Progress for NoProgress {
-    fn update(&self, _label: &str, _now: Instant, _total: Duration) {}
+    fn update(&self, _label: &str, _now: Instant, _total: Duration, _events: u64) {}
     fn finish(&self, _label: &str) {}
+}
+
+/// How a run is carried out, beyond what its scenario says.
+#[derive(Debug, Default)]
+pub struct RunOptions {
+    /// Where the per-packet delay records go as the run makes them (the output writers
+    /// spill them to a file); `None`: they are kept in memory.
+    pub records: Option<Box<dyn RecordSink>>,
+    /// Stop the run cleanly when its data takes more than this many bytes (see
+    /// [`linkshare_sim::memory`]); `None`: no limit.
+    pub memory_budget: Option<u64>,
 }
 
 /// The form a scenario was written in.
@@ -218,33 +238,58 @@ impl Scenario {
 
     /// Runs the simulation, telling `progress` how far run `label` got.
     pub fn simulate(&self, label: &str, progress: &dyn Progress) -> Result<RunResult, SimError> {
-        let sim = Simulator::new(&self.config)?;
-        let result = sim.run_with_progress(&mut |now, total| progress.update(label, now, total));
+        self.simulate_with(label, progress, RunOptions::default())
+    }
+
+    /// [`Scenario::simulate`] with `options`: where the records go, the memory budget.
+    pub fn simulate_with(
+        &self,
+        label: &str,
+        progress: &dyn Progress,
+        options: RunOptions,
+    ) -> Result<RunResult, SimError> {
+        let sim = self.simulator(options)?;
+        progress.starting(label, linkshare_sim::event::estimate(&self.config));
+        let result = sim.run_with_progress(&mut |now, total, events| {
+            progress.update(label, now, total, events)
+        });
         progress.finish(label);
         Ok(result)
     }
 
-    /// Runs the simulation like [`Scenario::simulate`], but stops soon (within about
-    /// 2^20 events) after `stop` is set: then there is no result (`Ok(None)`).
+    /// Runs the simulation like [`Scenario::simulate_with`], but stops soon (within
+    /// about 2^20 events) after `stop` is set: then there is no result (`Ok(None)`).
     pub fn simulate_interruptible(
         &self,
         label: &str,
         progress: &dyn Progress,
+        options: RunOptions,
         stop: &AtomicBool,
     ) -> Result<Option<RunResult>, SimError> {
-        let sim = Simulator::new(&self.config)?;
-        let result = sim.run_interruptible(&mut |now, total| {
-            progress.update(label, now, total);
+        let sim = self.simulator(options)?;
+        progress.starting(label, linkshare_sim::event::estimate(&self.config));
+        let result = sim.run_interruptible(&mut |now, total, events| {
+            progress.update(label, now, total, events);
             if stop.load(Ordering::Relaxed) {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
             }
         });
-        if result.is_some() {
-            progress.finish(label);
-        }
+        progress.finish(label);
         Ok(result)
+    }
+
+    /// The simulator of this scenario with `options` applied.
+    fn simulator(&self, options: RunOptions) -> Result<Simulator, SimError> {
+        let mut sim = Simulator::new(&self.config)?;
+        if let Some(sink) = options.records {
+            sim = sim.record_to(sink);
+        }
+        if let Some(budget) = options.memory_budget {
+            sim = sim.memory_budget(budget);
+        }
+        Ok(sim)
     }
 
     /// Whether the scenario has more than one link (outputs then name classes

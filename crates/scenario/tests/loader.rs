@@ -89,6 +89,23 @@ fn base_builds_the_expected_config() {
     ));
 }
 
+/// tc's default: a leaf without `limit` queues 1 000 packets; `limit = "none"` spelled
+/// out is unbounded; interior classes get no limit.
+#[test]
+fn leaves_get_a_default_limit_unless_none_is_spelled_out() {
+    let text = BASE.replace("name = \"b\"", "name = \"b\"\nlimit = \"none\"");
+    let s = load(&text).unwrap();
+    let tree = &s.config.links[0].classes;
+    let limit = |name: &str| tree.get(tree.id_of(name).unwrap()).spec.limit;
+    assert_eq!(limit("a"), Some(Limit::Packets(1000)));
+    assert_eq!(limit("c"), Some(Limit::Packets(1000)));
+    assert_eq!(limit("b"), None);
+    assert_eq!(limit("parent"), None);
+    let described = linkshare_scenario::describe::describe(&s);
+    assert!(described.contains("limit none (unbounded)"), "{described}");
+    assert!(described.contains("without `limit` queues at most 1000 packets"));
+}
+
 #[test]
 fn values_are_exact() {
     let text = BASE
@@ -640,4 +657,39 @@ fn per_flow_classes_are_templates() {
     assert!(refused.to_string().contains("per-flow"), "{refused}");
     let wrong = load(&text.replace("max_flows = 3", "max_flows = 0")).unwrap_err();
     assert!(wrong.to_string().contains("max_flows"), "{wrong}");
+}
+
+/// A run must keep one value per window for every leaf and flow: a budget below that
+/// is refused before running, naming `window` and the fix; a queue without a limit that
+/// its UDP source must fill is named at its `limit = "none"`.
+#[test]
+fn memory_the_run_must_take_is_checked_before_running() {
+    let s = load(BASE).unwrap();
+    assert!(s.check_memory(1 << 30).is_ok());
+    let p = s.check_memory(1000).unwrap_err();
+    assert_eq!(p.0.len(), 1);
+    assert_eq!(p.0[0].field.as_deref(), Some("scenario.window"));
+    assert!(
+        p.0[0].problem.contains("more than the budget of 1000 B"),
+        "{p}"
+    );
+    assert!(p.0[0].fix.contains("lengthen `window`"), "{p}");
+    let text = BASE
+        .replace(
+            "name = \"a\"\nparent",
+            "name = \"a\"\nlimit = \"none\"\nparent",
+        )
+        .replace("rate = \"1mbit\", size", "rate = \"20mbit\", size");
+    let s = load(&text).unwrap();
+    let p = s.check_memory(1 << 20).unwrap_err();
+    let (line, column) = position_of(&text, "\"none\"");
+    assert_eq!(
+        p.0[0].origin.as_ref().map(|o| (o.line, o.column)),
+        Some((line, column))
+    );
+    // 20 Mbit/s into 10 Mbit/s for 10 s: 100 Mbit of 1000 B packets stay queued.
+    assert!(
+        p.0[0].problem.contains("class `a`") && p.0[0].problem.contains("12500 packets"),
+        "{p}"
+    );
 }

@@ -15,7 +15,7 @@ use linkshare_report::quality::LinkSharing;
 use linkshare_report::summary::{
     ClassSummary, DelaySummary, LinkSummary, Summary, drops_by_reason,
 };
-use linkshare_report::table::{TextTable, mbit, ms};
+use linkshare_report::table::{TextTable, append_columns, rate_column, time_column};
 use linkshare_sim::config::SINGLE_LINK;
 use linkshare_sim::result::DelayStats;
 
@@ -83,23 +83,20 @@ pub fn summary(s: &Snapshot) -> Summary {
         }],
         classes,
         flows: Vec::new(),
+        complete: true,
+        stopped: None,
     }
 }
 
 /// The final table: every class indented by depth, the link first.
 pub fn table(s: &Snapshot) -> TextTable {
-    let header = [
-        "class",
-        "received",
-        "sent",
-        "dropped",
-        "queued",
-        "rate Mbit/s",
-        "p99 ms",
-    ];
+    let mut header: Vec<String> = ["class", "received", "sent", "dropped", "queued"]
+        .map(str::to_owned)
+        .to_vec();
     let secs = s.uptime.as_secs_f64().max(1e-9);
     let mut depth: Vec<(String, usize)> = Vec::new();
     let mut rows = Vec::new();
+    let (mut rates, mut p99s) = (Vec::new(), Vec::new());
     for c in &s.classes {
         let d = c
             .parent
@@ -122,13 +119,18 @@ pub fn table(s: &Snapshot) -> TextTable {
             c.counters.dequeued.packets.to_string(),
             c.counters.dropped_total().packets.to_string(),
             c.counters.queued.packets.to_string(),
-            mbit(c.counters.dequeued.bytes as f64 * 8.0 / secs),
-            ms(p99),
         ]);
+        rates.push(Some(c.counters.dequeued.bytes as f64 * 8.0 / secs));
+        p99s.push(Some(p99));
     }
+    append_columns(
+        &mut header,
+        &mut rows,
+        vec![rate_column("rate", &rates), time_column("p99", &p99s)],
+    );
     TextTable {
         groups: Vec::new(),
-        header: header.iter().map(|h| (*h).to_owned()).collect(),
+        header,
         rows,
     }
 }

@@ -361,6 +361,101 @@ pub struct OnOffVariations {
     pub new_connection: bool,
 }
 
+impl SourceConfig {
+    /// The size of the packets it sends (the largest, for a video source); for a trace,
+    /// the largest record's.
+    pub fn packet_size(&self) -> u32 {
+        match self {
+            SourceConfig::Cbr { size, .. }
+            | SourceConfig::Poisson { size, .. }
+            | SourceConfig::PeriodicOnOff { size, .. }
+            | SourceConfig::ExpOnOff { size, .. }
+            | SourceConfig::Markov2 { size, .. }
+            | SourceConfig::ParetoOnOff { size, .. }
+            | SourceConfig::Greedy { size, .. }
+            | SourceConfig::Ftp { size, .. }
+            | SourceConfig::Telnet { size, .. }
+            | SourceConfig::Www { size, .. }
+            | SourceConfig::Video { size, .. } => *size,
+            SourceConfig::Trace { records } => records.iter().map(|r| r.size).max().unwrap_or(1),
+        }
+    }
+
+    /// The mean rate the source offers while on, bit/s (`f64::INFINITY` for a greedy
+    /// source or an endless transfer): `cbr` and `poisson` their rate, periodic ON-OFF
+    /// `burst · size · 8 / period` (with geometric bursts, their mean in place of `burst`), exponential and Pareto ON-OFF `peak · on / (on +
+    /// off)`, `markov2` the time-weighted mean of its rates, `telnet` `size · 8 / gap`,
+    /// `www` its load, `video` the trace's bits over its length in time, `trace` its bits
+    /// over the time of its last record. The reference allocation's demands.
+    pub fn mean_rate_bps(&self) -> f64 {
+        let secs = |d: Duration| d.as_secs_f64();
+        match self {
+            SourceConfig::Cbr { rate, .. } | SourceConfig::Poisson { rate, .. } => {
+                rate.bps() as f64
+            }
+            SourceConfig::PeriodicOnOff {
+                burst,
+                period,
+                size,
+                variations,
+                ..
+            } => {
+                // A geometric burst of mean m on {1, 2, ...}, capped at `burst`, has the
+                // mean sum_{k<burst} (1 - 1/m)^k = m (1 - (1 - 1/m)^burst).
+                let packets = match variations.geometric_mean {
+                    Some(m) if m > 0 => {
+                        let m = f64::from(m);
+                        m * (1.0 - (1.0 - 1.0 / m).powf(f64::from(*burst)))
+                    }
+                    _ => f64::from(*burst),
+                };
+                packets * f64::from(*size) * 8.0 / secs(*period)
+            }
+            SourceConfig::ExpOnOff {
+                peak,
+                mean_on,
+                mean_off,
+                ..
+            }
+            | SourceConfig::ParetoOnOff {
+                peak,
+                mean_on,
+                mean_off,
+                ..
+            } => {
+                let (on, off) = (secs(*mean_on), secs(*mean_off));
+                peak.bps() as f64 * on / (on + off)
+            }
+            SourceConfig::Markov2 {
+                rates,
+                mean_sojourn,
+                ..
+            } => {
+                let (t0, t1) = (secs(mean_sojourn[0]), secs(mean_sojourn[1]));
+                (rates[0].bps() as f64 * t0 + rates[1].bps() as f64 * t1) / (t0 + t1)
+            }
+            SourceConfig::Greedy { .. } => f64::INFINITY,
+            SourceConfig::Trace { records } => {
+                let span = records.last().map_or(Duration::ZERO, |r| r.at);
+                if span == Duration::ZERO {
+                    return 0.0;
+                }
+                let bytes: u64 = records.iter().map(|r| u64::from(r.size)).sum();
+                bytes as f64 * 8.0 / secs(span)
+            }
+            SourceConfig::Ftp { .. } => f64::INFINITY,
+            SourceConfig::Telnet { size, mean_gap } => f64::from(*size) * 8.0 / secs(*mean_gap),
+            SourceConfig::Www { load, .. } => load.bps() as f64,
+            SourceConfig::Video {
+                frames, interval, ..
+            } => {
+                let bytes: u64 = frames.iter().map(|&f| u64::from(f)).sum();
+                bytes as f64 * 8.0 / (secs(*interval) * frames.len() as f64)
+            }
+        }
+    }
+}
+
 /// One packet of a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceRecord {
@@ -376,9 +471,9 @@ pub struct MeasureConfig {
     /// Length of the jumping windows of throughput and backlog series (0.2 s default).
     pub window: Duration,
     /// Up to this many per-packet delay records are kept over all links (10 million by
-    /// default); beyond it every port's delays go to exact per-class histograms. Flows'
-    /// end-to-end delays have a budget of their own of the same size, beyond which they
-    /// go to exact per-flow histograms.
+    /// default), in memory or by the run's record sink ([`crate::records`]); beyond it
+    /// they are dropped. The exact delay distributions of every class and flow are
+    /// counted whatever the number of packets.
     pub max_delay_records: u64,
 }
 

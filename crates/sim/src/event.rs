@@ -159,6 +159,53 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// About how many events a run of `config` processes, before it runs: for every link,
+/// two events (end of transmission, arrival at the next hop) per packet it carries —
+/// the packets its flows offer over their ON time (a greedy source or an endless
+/// transfer as many as the link can send), at most what it can send in the run — plus
+/// one event per packet a source emits. TCP acknowledgements count as one packet per
+/// data packet on the reverse links. An estimate to warn about long runs, not a bound.
+pub fn estimate(config: &crate::config::SimConfig) -> u64 {
+    let seconds = config.duration.as_secs_f64();
+    let end = Instant::ZERO.saturating_add(config.duration);
+    let mut offered = vec![0.0f64; config.links.len()];
+    let mut smallest = vec![f64::INFINITY; config.links.len()];
+    let mut emitted = 0.0;
+    for f in &config.flows {
+        let on: f64 = f
+            .schedule
+            .on
+            .iter()
+            .map(|&(a, b)| b.min(end).since(a.min(b)).as_secs_f64())
+            .sum();
+        let size = f64::from(f.source.packet_size().max(1));
+        let packets = f.source.mean_rate_bps() * on / 8.0 / size;
+        if packets.is_finite() {
+            emitted += packets;
+        }
+        for hop in f.route.iter().chain(&f.reverse) {
+            let l = hop.link.0 as usize;
+            offered[l] += packets;
+            smallest[l] = smallest[l].min(size);
+        }
+    }
+    let mut events = emitted;
+    for (l, link) in config.links.iter().enumerate() {
+        let size = if smallest[l].is_finite() {
+            smallest[l]
+        } else {
+            1500.0
+        };
+        let capacity = link.rate.bps() as f64 * seconds / 8.0 / size;
+        events += 2.0 * offered[l].min(capacity);
+    }
+    if events.is_finite() {
+        events as u64
+    } else {
+        u64::MAX
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,11 +39,21 @@
 //! # Results
 //!
 //! [`RunResult`] reports per link (counters, throughput and backlog per window, exact
-//! delay distributions per class, per-packet delay records up to a budget) and per flow
+//! delay distributions per class, per-packet delay records up to a budget — in memory or
+//! handed to a [`records::RecordSink`] as they are made) and per flow
 //! (sent, delivered, dropped by reason, still queued or in flight at the end, exact
 //! end-to-end delay distribution; the same counters for its reverse packets; goodput,
 //! completion, retransmissions and per-burst delays), so that every packet is
 //! accounted for. See [`result`].
+//!
+//! # Memory
+//!
+//! Nothing the engine keeps grows with the packets but the packets themselves (queued,
+//! on wires, propagating), the distinct delays of the exact distributions, and the
+//! records kept in memory when no sink takes them. [`memory`] counts what a run's data
+//! takes; with [`Simulator::memory_budget`] a run that grows past it stops cleanly
+//! ([`result::RunResult::stopped`]); [`memory::estimate`] says before a run what it must
+//! take at least.
 //!
 //! # Determinism
 //!
@@ -60,7 +70,9 @@ pub mod config;
 pub mod error;
 pub mod event;
 mod measure;
+pub mod memory;
 pub mod packet;
+pub mod records;
 mod report;
 pub mod result;
 pub mod rng;

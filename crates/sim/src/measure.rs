@@ -1,17 +1,51 @@
 //! Measurement during a run: per-port window series and delays, per-flow delays.
 //!
 //! Everything here is recorded on the packet path, so it is cheap: window series are
-//! preallocated arrays indexed by `(window, leaf)`, per-packet delays are pushed to a
-//! `Vec` until the run's record budget is spent, then counted in exact histograms
-//! (sorted maps from delay in ns to count).
-
-use std::collections::BTreeMap;
+//! preallocated arrays indexed by `(window, leaf)`; delays are counted as they come in
+//! exact distributions ([`DelayCounter`]: each distinct delay in ns with its count),
+//! whose size grows with the distinct delays, not with the packets.
 
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::stats::Count;
 use linkshare_core::units::{Duration, Instant};
+use std::collections::hash_map::Entry;
 
-use crate::result::{DelayHistogram, DelayLog, DelayRecord, WindowSample};
+use rustc_hash::FxHashMap;
+
+use crate::result::{DelayHistogram, WindowSample};
+
+/// An exact delay distribution counted as packets come: each distinct delay (ns) with
+/// the number of packets that had it. A hash map, because a packet's delay is counted
+/// on the packet path (a sorted map costs several times more per packet); FxHash, because
+/// the keys are delays, not input an adversary chooses. Its order never shows: the
+/// distribution is sorted when the run reports ([`DelayCounter::histogram`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DelayCounter(FxHashMap<u64, u64>);
+
+impl DelayCounter {
+    /// Counts one packet of delay `d`; whether it is the first of that delay (a new
+    /// bin).
+    #[inline]
+    pub(crate) fn add(&mut self, d: Duration) -> bool {
+        match self.0.entry(d.0) {
+            Entry::Occupied(mut e) => {
+                *e.get_mut() += 1;
+                false
+            }
+            Entry::Vacant(e) => {
+                e.insert(1);
+                true
+            }
+        }
+    }
+
+    /// The distribution, sorted.
+    pub(crate) fn histogram(&self) -> DelayHistogram {
+        let mut bins: Vec<(Duration, u64)> =
+            self.0.iter().map(|(&d, &n)| (Duration(d), n)).collect();
+        DelayHistogram::from_unsorted_bins(&mut bins)
+    }
+}
 
 /// Adds a packet of `len` bytes to `c`.
 #[inline]
@@ -64,35 +98,6 @@ impl Windows {
     }
 }
 
-/// Where per-packet delays go: how many records the run may still keep.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RecordBudget {
-    left: u64,
-    exhausted: bool,
-}
-
-impl RecordBudget {
-    /// A budget of `max` records.
-    pub(crate) fn new(max: u64) -> RecordBudget {
-        RecordBudget {
-            left: max,
-            exhausted: false,
-        }
-    }
-
-    /// Whether one more record may be kept (and counts it); once it says no, it always
-    /// says no.
-    #[inline]
-    fn take(&mut self) -> bool {
-        if self.left == 0 {
-            self.exhausted = true;
-            return false;
-        }
-        self.left -= 1;
-        true
-    }
-}
-
 /// Measurements of one port.
 #[derive(Debug)]
 pub(crate) struct LinkMeter {
@@ -108,9 +113,8 @@ pub(crate) struct LinkMeter {
     backlog_max: Vec<u64>,
     /// Per leaf: the backlog now and the window of its last change.
     backlog_now: Vec<(u64, usize)>,
-    records: Vec<DelayRecord>,
-    /// Per class, once the record budget is spent.
-    histograms: Vec<BTreeMap<u64, u64>>,
+    /// Per class: the delays of its packets at this port.
+    delays: Vec<DelayCounter>,
 }
 
 impl LinkMeter {
@@ -129,8 +133,7 @@ impl LinkMeter {
             throughput: vec![0; cells],
             backlog_max: vec![0; cells],
             backlog_now: vec![(0, 0); tree.leaves().len()],
-            records: Vec::new(),
-            histograms: Vec::new(),
+            delays: vec![DelayCounter::default(); tree.len()],
         }
     }
 
@@ -158,34 +161,15 @@ impl LinkMeter {
         self.throughput[cell] += u64::from(len);
     }
 
-    /// Records a packet's delay at this port. Returns `false`, recording nothing, when
-    /// this record is the first over the budget: the caller must then switch every port
-    /// to histograms ([`LinkMeter::switch_to_histograms`]) and record it again.
+    /// Counts the delay of a packet of `class` at this port; whether it is a new bin.
     #[inline]
-    pub(crate) fn record_delay(&mut self, record: DelayRecord, budget: &mut RecordBudget) -> bool {
-        if budget.exhausted {
-            self.count_delay(record.class, record.delay());
-            return true;
-        }
-        if budget.take() {
-            self.records.push(record);
-            return true;
-        }
-        false
+    pub(crate) fn delay(&mut self, class: ClassId, delay: Duration) -> bool {
+        self.delays[class.index()].add(delay)
     }
 
-    /// Replaces the per-packet records by per-class histograms (the record budget is
-    /// spent).
-    pub(crate) fn switch_to_histograms(&mut self) {
-        self.histograms = vec![BTreeMap::new(); self.leaf_pos.len()];
-        for r in core::mem::take(&mut self.records) {
-            self.count_delay(r.class, r.delay());
-        }
-    }
-
-    #[inline]
-    fn count_delay(&mut self, class: ClassId, delay: Duration) {
-        *self.histograms[class.index()].entry(delay.0).or_insert(0) += 1;
+    /// Cells of the window series.
+    pub(crate) fn series_cells(&self) -> usize {
+        self.throughput.len()
     }
 
     /// Packets of `class` whose transmission completed.
@@ -219,80 +203,15 @@ impl LinkMeter {
         (sample(&self.throughput), sample(&self.backlog_max))
     }
 
-    /// The exact delay distribution of every leaf (empty for interior classes), and the
-    /// delay log.
-    pub(crate) fn delays(&mut self) -> (Vec<DelayHistogram>, DelayLog) {
-        let classes = self.leaf_pos.len();
-        if !self.histograms.is_empty() {
-            let hists: Vec<DelayHistogram> = self
-                .histograms
-                .iter()
-                .map(|h| {
-                    DelayHistogram::from_sorted_bins(h.iter().map(|(&d, &n)| (Duration(d), n)))
-                })
-                .collect();
-            let packets = hists.iter().map(DelayHistogram::count).sum();
-            return (hists, DelayLog::Histogram { packets });
-        }
-        let mut per_class: Vec<Vec<u64>> = (0..classes)
-            .map(|c| Vec::with_capacity(self.delivered[c].packets as usize))
-            .collect();
-        for r in &self.records {
-            per_class[r.class.index()].push(r.delay().0);
-        }
-        let hists = per_class
-            .iter_mut()
-            .map(|v| DelayHistogram::from_values(v))
-            .collect();
-        (hists, DelayLog::Packets(core::mem::take(&mut self.records)))
-    }
-}
-
-/// End-to-end delays of one flow.
-#[derive(Debug, Default)]
-pub(crate) struct FlowDelays {
-    values: Vec<u64>,
-    histogram: BTreeMap<u64, u64>,
-}
-
-impl FlowDelays {
-    /// Records one end-to-end delay. Returns `false`, recording nothing, when this delay is the first over the
-    /// budget: the caller must then switch every flow to histograms
-    /// ([`FlowDelays::switch_to_histogram`]) and record it again.
-    #[inline]
-    pub(crate) fn record(&mut self, delay: Duration, budget: &mut RecordBudget) -> bool {
-        if budget.exhausted {
-            *self.histogram.entry(delay.0).or_insert(0) += 1;
-            return true;
-        }
-        if budget.take() {
-            self.values.push(delay.0);
-            return true;
-        }
-        false
-    }
-
-    /// Moves the kept values to the histogram (the budget is spent).
-    pub(crate) fn switch_to_histogram(&mut self) {
-        for v in core::mem::take(&mut self.values) {
-            *self.histogram.entry(v).or_insert(0) += 1;
-        }
-    }
-
-    /// The exact distribution.
-    pub(crate) fn histogram(&mut self) -> DelayHistogram {
-        if self.histogram.is_empty() {
-            DelayHistogram::from_values(&mut self.values)
-        } else {
-            DelayHistogram::from_sorted_bins(self.histogram.iter().map(|(&d, &n)| (Duration(d), n)))
-        }
+    /// The exact delay distribution of every leaf (empty for interior classes).
+    pub(crate) fn delays(&self) -> Vec<DelayHistogram> {
+        self.delays.iter().map(DelayCounter::histogram).collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::FlowId;
     use linkshare_core::units::Rate;
 
     #[test]
@@ -321,28 +240,15 @@ mod tests {
     }
 
     #[test]
-    fn records_switch_to_histograms_when_the_budget_is_spent() {
+    fn delays_are_counted_exactly() {
         let tree = ClassTree::flat(Rate::from_mbit(1), 2);
         let (a, b) = (tree.leaves()[0], tree.leaves()[1]);
         let mut m = LinkMeter::new(&tree, Windows::new(Duration(100), Instant(100)));
-        let mut budget = RecordBudget::new(2);
-        let rec = |class, arrival, departure| DelayRecord {
-            class,
-            flow: FlowId(0),
-            len: 100,
-            arrival: Instant(arrival),
-            departure: Instant(departure),
-        };
-        for (class, arrival, departure) in [(a, 4, 10), (b, 15, 20), (a, 24, 30)] {
-            m.departed(Instant(departure), class, 100);
-            if !m.record_delay(rec(class, arrival, departure), &mut budget) {
-                m.switch_to_histograms();
-                assert!(m.record_delay(rec(class, arrival, departure), &mut budget));
-            }
+        for (class, d) in [(a, 6), (b, 5), (a, 6), (b, 7)] {
+            m.departed(Instant(50), class, 100);
+            let _ = m.delay(class, Duration(d));
         }
-        assert!(m.record_delay(rec(b, 40, 47), &mut budget));
-        let (hists, log) = m.delays();
-        assert_eq!(log, DelayLog::Histogram { packets: 4 });
+        let hists = m.delays();
         assert_eq!(hists[a.index()].bins(), &[(Duration(6), 2)]);
         assert_eq!(
             hists[b.index()].bins(),

@@ -2,13 +2,15 @@
 
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::{Count, Counters};
-use linkshare_core::units::Duration;
+use linkshare_core::units::{Duration, Instant};
 
 use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
+use crate::records::{DelayLog, Recorder};
 use crate::result::{
-    ClassResult, FlowResult, LinkResult, PathCounts, PerFlowResult, RunResult, TransportReport,
+    ClassResult, DelayHistogram, FlowResult, LinkResult, PathCounts, PerFlowResult, RunResult,
+    TransportReport,
 };
 use crate::sim::{InFlight, Link, Simulator};
 
@@ -37,13 +39,33 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
             in_flight(pkt);
         }
     }
-    let duration = sim.duration;
+    // Rates are over the time simulated: the whole duration, or up to where the run
+    // stopped.
+    let simulated = sim
+        .stopped
+        .as_ref()
+        .map_or(sim.duration, |s| s.at.since(Instant::ZERO));
     let end = sim.end;
+    let measured: Vec<u64> = sim
+        .links
+        .iter()
+        .map(|l| {
+            l.tree
+                .leaves()
+                .iter()
+                .map(|&c| l.meter.delivered(c).packets)
+                .sum()
+        })
+        .collect();
+    let logs = std::mem::replace(&mut sim.recorder, Recorder::new(0, 0)).finish(&measured);
     let links = sim
         .links
         .iter_mut()
+        .zip(logs)
         .enumerate()
-        .map(|(l, link)| link_result(link, duration, link_on_wire[l], link_propagating[l]))
+        .map(|(l, (link, log))| {
+            link_result(link, simulated, link_on_wire[l], link_propagating[l], log)
+        })
         .collect();
     let flows = sim
         .flows
@@ -65,7 +87,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
                 dropped_by_reason,
                 queued: f.queued,
                 in_flight: flow_in_flight[i],
-                mean_rate_bps: rate_bps(f.delivered, duration),
+                mean_rate_bps: rate_bps(f.delivered, simulated),
                 delay: delays.stats(),
                 delays,
                 throughput: core::mem::take(&mut f.throughput),
@@ -81,12 +103,13 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
         .collect();
     RunResult {
         seed: sim.seed,
-        duration,
+        duration: sim.duration,
         window: sim.window,
         links,
         flows,
         events: sim.events,
         packet_hops: sim.packet_hops,
+        stopped: sim.stopped.take(),
     }
 }
 
@@ -95,10 +118,11 @@ fn link_result(
     duration: Duration,
     on_wire: Count,
     propagating: Count,
+    delay_log: DelayLog,
 ) -> LinkResult {
     let tree = &link.tree;
     let qdisc = link.port.qdisc();
-    let (mut delays, delay_log) = link.meter.delays();
+    let mut delays = link.meter.delays();
     let mut counters: Vec<Counters> = tree
         .classes()
         .iter()
@@ -115,6 +139,9 @@ fn link_result(
         .iter()
         .map(|c| link.meter.delivered(c.id))
         .collect();
+    // An interior class's distribution: every bin of the leaves below it, merged in one
+    // sort (merging leaf by leaf would cost leaves × bins for the root).
+    let mut below: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); tree.len()];
     for &leaf in tree.leaves() {
         for ancestor in tree.ancestors(leaf) {
             let (a, l) = (ancestor.index(), leaf.index());
@@ -122,7 +149,12 @@ fn link_result(
             add_counters(&mut counters[a], &leaf_counters);
             let leaf_delivered = delivered[l];
             add_count(&mut delivered[a], leaf_delivered);
-            delays[a] = delays[a].merged(&delays[l]);
+            below[a].extend_from_slice(delays[l].bins());
+        }
+    }
+    for (a, mut bins) in below.into_iter().enumerate() {
+        if !bins.is_empty() {
+            delays[a] = DelayHistogram::from_unsorted_bins(&mut bins);
         }
     }
     let classes = tree

@@ -26,10 +26,11 @@
 //!
 //! Delay distributions are exact: [`DelayHistogram`] holds every distinct delay in
 //! nanoseconds with its count. Percentiles are nearest-rank (see [`DelayStats`]).
-//! Per-packet records ([`DelayRecord`]) are kept for every port until the run has
-//! recorded [`crate::config::MeasureConfig::max_delay_records`] of them (over all
-//! links); then the records are dropped and [`LinkResult::delay_log`] says
-//! [`DelayLog::Histogram`], while the per-class histograms stay exact.
+//! Per-packet records ([`DelayRecord`]) are kept for every port (in memory or by the
+//! run's record sink, see [`crate::records`]) until the run has recorded
+//! [`crate::config::MeasureConfig::max_delay_records`] of them (over all links); then
+//! the records are dropped and [`LinkResult::delay_log`] says [`DelayLog::Histogram`],
+//! while the per-class histograms stay exact.
 
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::perflow::PoolStats;
@@ -38,6 +39,7 @@ use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::{Duration, Instant, Rate};
 
 use crate::config::{FlowId, LinkId};
+pub use crate::records::DelayLog;
 
 /// Number of points [`RunResult::cdf`] and [`RunResult::flow_cdf`] return at most.
 pub const CDF_POINTS: usize = 2000;
@@ -60,6 +62,21 @@ pub struct RunResult {
     /// Packets whose transmission on a link completed (a packet crossing two links counts
     /// twice).
     pub packet_hops: u64,
+    /// Why the run ended before `duration`, if it did: then everything measures
+    /// `[0, stopped.at)` and the later windows are empty.
+    pub stopped: Option<Stopped>,
+}
+
+/// A run that ended early: its data grew past the memory budget
+/// ([`crate::Simulator::memory_budget`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    /// The simulated instant it stopped at.
+    pub at: Instant,
+    /// The budget, bytes.
+    pub budget: u64,
+    /// What the run's data took then.
+    pub used: crate::memory::MemoryUse,
 }
 
 /// One link (its egress port) over the run.
@@ -354,27 +371,6 @@ impl DelayRecord {
     }
 }
 
-/// The per-packet delay records of one port.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DelayLog {
-    /// Every packet that completed transmission on the link, in order of departure.
-    Packets(Vec<DelayRecord>),
-    /// The run recorded more than `max_delay_records` packet delays over all links, so
-    /// the records were dropped; the exact distributions are in
-    /// [`ClassResult::delays`].
-    Histogram {
-        /// Packets measured at this port (the sum of the leaves' histogram counts).
-        packets: u64,
-    },
-}
-
-impl DelayLog {
-    /// Whether per-packet records were kept.
-    pub fn is_per_packet(&self) -> bool {
-        matches!(self, DelayLog::Packets(_))
-    }
-}
-
 /// An exact delay distribution: every distinct delay (ns) with the number of packets
 /// that had it, in increasing order of delay.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -408,6 +404,21 @@ impl DelayHistogram {
             "DelayHistogram bins must be strictly increasing"
         );
         DelayHistogram { bins }
+    }
+
+    /// A distribution from `(delay, count)` pairs in any order, a delay possibly
+    /// repeated (their counts add up): the union of several distributions' bins. Sorts
+    /// `bins` in place.
+    pub fn from_unsorted_bins(bins: &mut [(Duration, u64)]) -> DelayHistogram {
+        bins.sort_unstable_by_key(|&(d, _)| d);
+        let mut merged: Vec<(Duration, u64)> = Vec::with_capacity(bins.len());
+        for &(d, n) in bins.iter().filter(|&&(_, n)| n > 0) {
+            match merged.last_mut() {
+                Some((last, count)) if *last == d => *count += n,
+                _ => merged.push((d, n)),
+            }
+        }
+        DelayHistogram { bins: merged }
     }
 
     /// Distinct delays with their counts, increasing.
@@ -664,6 +675,8 @@ mod tests {
         let a = hist(&[1, 3, 3, 8]);
         let b = hist(&[2, 3, 9]);
         assert_eq!(a.merged(&b), hist(&[1, 2, 3, 3, 3, 8, 9]));
+        let mut bins: Vec<_> = b.bins().iter().chain(a.bins()).copied().collect();
+        assert_eq!(DelayHistogram::from_unsorted_bins(&mut bins), a.merged(&b));
     }
 
     #[test]

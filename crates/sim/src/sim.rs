@@ -51,9 +51,11 @@ use crate::agent::{Action, Agent, Ctx, Segment};
 use crate::config::{FlowId, LinkConfig, SimConfig, Transport};
 use crate::error::SimError;
 use crate::event::EventQueue;
-use crate::measure::{FlowDelays, LinkMeter, RecordBudget, Windows, add, sub};
+use crate::measure::{DelayCounter, LinkMeter, Windows, add, sub};
+use crate::memory::{self, MemoryUse};
 use crate::packet::{NO_BURST, PacketKind, SimPacket};
-use crate::result::{BurstRecord, DelayRecord, PathCounts, RunResult, TransportReport};
+use crate::records::{RecordSink, Recorder};
+use crate::result::{BurstRecord, DelayRecord, PathCounts, RunResult, Stopped, TransportReport};
 use crate::rng::Rng;
 use crate::{report, source, tcp, validate};
 
@@ -142,7 +144,7 @@ pub(crate) struct Flow {
     pub(crate) dropped: [Count; DropReason::COUNT],
     /// Packets of the flow in some port's queue now.
     pub(crate) queued: Count,
-    pub(crate) delays: FlowDelays,
+    pub(crate) delays: DelayCounter,
     /// Bytes delivered to the sink in each measurement window.
     pub(crate) throughput: Vec<u64>,
     /// Packets sent along the reverse route; `in_flight` is filled at the end.
@@ -172,8 +174,18 @@ pub struct Simulator {
     actions: Vec<Action>,
     /// Scratch space for the drops of one enqueue.
     drops: Vec<Dropped<SimPacket>>,
-    link_budget: RecordBudget,
-    flow_budget: RecordBudget,
+    /// Where per-packet records go.
+    pub(crate) recorder: Recorder,
+    /// Stop when the run's data takes more than this many bytes.
+    budget: Option<u64>,
+    /// Why the run stopped early, if it did.
+    pub(crate) stopped: Option<Stopped>,
+    /// Distinct delays over every port's and flow's distribution.
+    delay_bins: u64,
+    /// Application bursts begun.
+    bursts: u64,
+    /// Cells of the window series (fixed).
+    series_cells: u64,
     pub(crate) events: u64,
     pub(crate) packet_hops: u64,
 }
@@ -259,7 +271,7 @@ impl Simulator {
                 delivered: Count::default(),
                 dropped: [Count::default(); DropReason::COUNT],
                 queued: Count::default(),
-                delays: FlowDelays::default(),
+                delays: DelayCounter::default(),
                 throughput: vec![0; windows.count()],
                 reverse_counts: PathCounts::default(),
                 delivery: TransportReport {
@@ -287,31 +299,80 @@ impl Simulator {
             agents,
             actions: Vec::new(),
             drops: Vec::new(),
-            link_budget: RecordBudget::new(config.measure.max_delay_records),
-            flow_budget: RecordBudget::new(config.measure.max_delay_records),
+            recorder: Recorder::new(config.links.len(), config.measure.max_delay_records),
+            budget: None,
+            stopped: None,
+            delay_bins: 0,
+            bursts: 0,
+            series_cells: 0,
             events: 0,
             packet_hops: 0,
-        })
+        }
+        .with_series_counted())
+    }
+
+    fn with_series_counted(mut self) -> Simulator {
+        let links: usize = self.links.iter().map(|l| l.meter.series_cells()).sum();
+        let flows: usize = self.flows.iter().map(|f| f.throughput.len()).sum();
+        self.series_cells = (links + flows) as u64;
+        self
+    }
+
+    /// Hands every per-packet delay record to `sink` as the run makes it, instead of
+    /// keeping it in memory (see [`crate::records`]); the result reads them back from
+    /// the store the sink turns into.
+    pub fn record_to(mut self, sink: Box<dyn RecordSink>) -> Simulator {
+        self.recorder.set_sink(sink);
+        self
+    }
+
+    /// Stops the run cleanly when its data takes more than `bytes` (counted as
+    /// [`crate::memory`] says, every [`memory::CHECK_EVERY`] events): the result then
+    /// says where and why ([`RunResult::stopped`]).
+    pub fn memory_budget(mut self, bytes: u64) -> Simulator {
+        self.budget = Some(bytes);
+        self
+    }
+
+    /// What the run's data takes now (see [`crate::memory`]).
+    pub fn memory_use(&self) -> MemoryUse {
+        let in_flight: u64 = self
+            .links
+            .iter()
+            .map(|l| {
+                l.port.qdisc().total().queued.packets
+                    + l.pipe.len() as u64
+                    + u64::from(l.on_wire.is_some())
+            })
+            .sum();
+        MemoryUse {
+            packets: in_flight * memory::PACKET_BYTES,
+            events: self.queue.len() as u64 * memory::EVENT_BYTES,
+            records: self.recorder.in_memory() * memory::RECORD_BYTES,
+            delays: self.delay_bins * memory::DELAY_BIN_BYTES,
+            series: self.series_cells * memory::SERIES_CELL_BYTES,
+            bursts: self.bursts * memory::BURST_BYTES,
+        }
     }
 
     /// Runs to the end of the configured duration and reports.
     pub fn run(self) -> RunResult {
-        self.run_with_progress(&mut |_, _| {})
+        self.run_with_progress(&mut |_, _, _| {})
     }
 
-    /// Runs like [`Simulator::run`], calling `on_progress(now, duration)` with the
-    /// simulated time reached every 2^20 events and once at the end (with
-    /// `now = duration`). The callback cannot influence the run.
+    /// Runs like [`Simulator::run`], calling `on_progress(now, duration, events)` with
+    /// the simulated time reached and the events processed every 2^20 events and once at
+    /// the end (with `now = duration`). The callback cannot influence the run.
     pub fn run_with_progress(
         mut self,
-        on_progress: &mut dyn FnMut(Instant, Duration),
+        on_progress: &mut dyn FnMut(Instant, Duration, u64),
     ) -> RunResult {
         // Never breaks: the callback always continues.
-        let _ = self.advance(&mut |now, total| {
-            on_progress(now, total);
+        let _ = self.advance(&mut |now, total, events| {
+            on_progress(now, total, events);
             ControlFlow::Continue(())
         });
-        on_progress(self.end, self.duration);
+        on_progress(self.end, self.duration, self.events);
         report::finish(self)
     }
 
@@ -321,28 +382,42 @@ impl Simulator {
     /// lets its user interrupt a long run.
     pub fn run_interruptible(
         mut self,
-        on_progress: &mut dyn FnMut(Instant, Duration) -> ControlFlow<()>,
+        on_progress: &mut dyn FnMut(Instant, Duration, u64) -> ControlFlow<()>,
     ) -> Option<RunResult> {
         if self.advance(on_progress).is_break() {
             return None;
         }
-        let _ = on_progress(self.end, self.duration);
+        let _ = on_progress(self.end, self.duration, self.events);
         Some(report::finish(self))
     }
 
     /// Handles every event before the end, calling `on_progress` every
-    /// [`PROGRESS_EVERY`] events; stops early when it breaks.
+    /// [`PROGRESS_EVERY`] events; stops early when it breaks, or (continuing) when the
+    /// run's data grew past the memory budget (the result says so).
     fn advance(
         &mut self,
-        on_progress: &mut dyn FnMut(Instant, Duration) -> ControlFlow<()>,
+        on_progress: &mut dyn FnMut(Instant, Duration, u64) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         while let Some((t, event)) = self.queue.pop_before(self.end) {
             self.now = t;
             self.events += 1;
             self.handle(event);
             self.apply_actions();
-            if self.events % PROGRESS_EVERY == 0 {
-                on_progress(self.now, self.duration)?;
+            if self.events % memory::CHECK_EVERY == 0 {
+                if self.events % PROGRESS_EVERY == 0 {
+                    on_progress(self.now, self.duration, self.events)?;
+                }
+                if let Some(budget) = self.budget {
+                    let used = self.memory_use();
+                    if used.total() > budget {
+                        self.stopped = Some(Stopped {
+                            at: self.now,
+                            budget,
+                            used,
+                        });
+                        break;
+                    }
+                }
             }
         }
         ControlFlow::Continue(())
@@ -489,6 +564,7 @@ impl Simulator {
         if new_connection && index > 0 {
             f.udp_conn += 1;
         }
+        self.bursts += 1;
         f.delivery.bursts.push(BurstRecord {
             index,
             conn: f.udp_conn,
@@ -638,14 +714,10 @@ impl Simulator {
             arrival: pkt.port_arrival,
             departure: now,
         };
-        if !link.meter.record_delay(record, &mut self.link_budget) {
-            for other in &mut self.links {
-                other.meter.switch_to_histograms();
-            }
-            self.links[l]
-                .meter
-                .record_delay(record, &mut self.link_budget);
+        if link.meter.delay(class, record.delay()) {
+            self.delay_bins += 1;
         }
+        self.recorder.record(l, &record);
         self.packet_hops += 1;
         pkt.hop += 1;
         let link = &mut self.links[l];
@@ -692,13 +764,8 @@ impl Simulator {
         let flow = &mut self.flows[pkt.flow.0 as usize];
         add(&mut flow.delivered, pkt.len);
         flow.throughput[window as usize] += u64::from(pkt.len);
-        if !flow.delays.record(delay, &mut self.flow_budget) {
-            for other in &mut self.flows {
-                other.delays.switch_to_histogram();
-            }
-            self.flows[pkt.flow.0 as usize]
-                .delays
-                .record(delay, &mut self.flow_budget);
+        if flow.delays.add(delay) {
+            self.delay_bins += 1;
         }
         self.call(pkt.flow.0, |a, ctx| a.on_delivered(ctx, &pkt));
     }

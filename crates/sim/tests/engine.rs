@@ -573,13 +573,87 @@ fn progress_is_reported_up_to_the_end() {
     let mut calls = Vec::new();
     let r = Simulator::new(&cfg)
         .expect("valid")
-        .run_with_progress(&mut |now, total| calls.push((now, total)));
+        .run_with_progress(&mut |now, total, _| calls.push((now, total)));
     assert_eq!(
         calls.last(),
         Some(&(Instant::ZERO + cfg.duration, cfg.duration))
     );
     assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
     assert_eq!(r, run(&cfg));
+}
+
+/// The estimate of events made before a run (to warn about long ones) is within a
+/// factor of two of the events the run processes, for open-loop and greedy traffic.
+#[test]
+fn the_event_estimate_is_close() {
+    let greedy = single_link(
+        Rate::from_mbit(10),
+        SchedulerKind::Drr,
+        5,
+        1,
+        vec![
+            flow(
+                "a",
+                0,
+                SourceConfig::Greedy {
+                    size: 1000,
+                    backlog: 2,
+                },
+            ),
+            flow(
+                "b",
+                1,
+                SourceConfig::Greedy {
+                    size: 500,
+                    backlog: 2,
+                },
+            ),
+        ],
+    );
+    for cfg in [lossy(), greedy] {
+        let estimate = linkshare_sim::event::estimate(&cfg) as f64;
+        let events = run(&cfg).events as f64;
+        assert!(
+            estimate > events / 2.0 && estimate < events * 2.0,
+            "estimate {estimate}, events {events}"
+        );
+    }
+}
+
+/// A budget the run's data grows past stops it cleanly: the result says where, with
+/// what was counted, and every packet is still accounted for.
+#[test]
+fn a_run_past_its_memory_budget_stops_cleanly() {
+    let mut cfg = lossy();
+    for l in &mut cfg.links {
+        l.buffer = BufferConfig::default();
+        let mut specs: Vec<_> = l.classes.classes()[1..]
+            .iter()
+            .map(|c| c.spec.clone())
+            .collect();
+        for s in &mut specs {
+            s.limit = None;
+        }
+        l.classes = Arc::new(
+            linkshare_core::hierarchy::ClassTree::build(
+                linkshare_core::hierarchy::LinkSpec {
+                    name: l.name.clone(),
+                    rate: l.rate,
+                    origin: None,
+                },
+                specs,
+            )
+            .unwrap(),
+        );
+    }
+    let full = run(&cfg);
+    assert!(full.stopped.is_none());
+    let budget = 64 << 10;
+    let r = Simulator::new(&cfg).unwrap().memory_budget(budget).run();
+    let stopped = r.stopped.clone().expect("stopped");
+    assert!(stopped.used.total() > budget && stopped.at < Instant::ZERO + cfg.duration);
+    assert!(r.packet_hops < full.packet_hops);
+    r.check_conservation().unwrap();
 }
 
 #[test]
@@ -629,7 +703,7 @@ fn an_interrupted_run_stops_and_an_uninterrupted_one_is_the_same_run() {
     let mut calls = 0;
     let stopped = Simulator::new(&cfg)
         .expect("valid")
-        .run_interruptible(&mut |_, _| {
+        .run_interruptible(&mut |_, _, _| {
             calls += 1;
             std::ops::ControlFlow::Break(())
         });
@@ -637,6 +711,6 @@ fn an_interrupted_run_stops_and_an_uninterrupted_one_is_the_same_run() {
     assert_eq!(calls, 1, "the run stops at the first progress call");
     let full = Simulator::new(&cfg)
         .expect("valid")
-        .run_interruptible(&mut |_, _| std::ops::ControlFlow::Continue(()));
+        .run_interruptible(&mut |_, _, _| std::ops::ControlFlow::Continue(()));
     assert_eq!(full, Some(run(&cfg)));
 }

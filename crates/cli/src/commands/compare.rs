@@ -10,7 +10,7 @@ use linkshare_report::summary::{self, Summary};
 use linkshare_repro::compare::{compare, comparison_text};
 use linkshare_scenario::Problems;
 
-use super::{TerminalProgress, default_out, parse_scheduler};
+use super::{Global, OutputArgs, TerminalProgress, default_out, parse_scheduler, stdout};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `compare`.
@@ -30,6 +30,9 @@ pub struct CompareArgs {
     /// Print the summaries as JSON on stdout (the list of files goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// How outputs are written.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The JSON printed by `compare --json`.
@@ -46,7 +49,7 @@ struct RunJson {
 }
 
 /// Runs the command.
-pub fn run(args: &CompareArgs) -> Result<(), Failure> {
+pub fn run(args: &CompareArgs, global: &Global) -> Result<(), Failure> {
     let mut scenario = linkshare_scenario::load_file(&args.scenario)?;
     if let Some(seed) = args.seed {
         scenario.config.seed = seed;
@@ -67,10 +70,18 @@ pub fn run(args: &CompareArgs) -> Result<(), Failure> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
-    let progress = TerminalProgress::new();
-    let comparison = compare(&scenario, &kinds, "--schedulers", &out, &progress)?;
+    let progress = TerminalProgress::new(global);
+    let comparison = compare(
+        &scenario,
+        &kinds,
+        "--schedulers",
+        &out,
+        &progress,
+        &args.output.write_options(),
+        Some(global.memory_budget()),
+    )?;
     let files = files_listing(&comparison.written.files);
-    let mut so = std::io::stdout().lock();
+    let mut so = stdout(global);
     let printed = if args.json {
         let json = CompareJson {
             scenario: &scenario.name,
@@ -79,13 +90,23 @@ pub fn run(args: &CompareArgs) -> Result<(), Failure> {
                 .iter()
                 .map(|(name, r)| RunJson {
                     scheduler: name.clone(),
-                    summary: Summary::new(&scenario.name, &scenario.config, r),
+                    summary: Summary::with_outputs(
+                        &scenario.name,
+                        &scenario.config,
+                        r,
+                        &args.output.outputs,
+                    ),
                 })
                 .collect(),
         };
         let text = summary::to_json(&json)?;
-        so.write_all(text.as_bytes())
-            .and_then(|()| write!(std::io::stderr().lock(), "files written:\n{files}"))
+        so.write_all(text.as_bytes()).and_then(|()| {
+            if global.quiet {
+                Ok(())
+            } else {
+                write!(std::io::stderr().lock(), "files written:\n{files}")
+            }
+        })
     } else {
         write!(
             so,

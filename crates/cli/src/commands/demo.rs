@@ -4,12 +4,12 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use linkshare_report::files_listing;
 use linkshare_report::table::ms;
+use linkshare_report::{WriteOptions, files_listing};
 use linkshare_repro::compare::{Comparison, compare, comparison_text};
 use linkshare_repro::demo;
 
-use super::{TerminalProgress, default_out};
+use super::{Global, TerminalProgress, default_out, stdout};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `demo`.
@@ -21,14 +21,14 @@ pub struct DemoArgs {
 }
 
 /// Runs the command.
-pub fn run(args: &DemoArgs) -> Result<(), Failure> {
+pub fn run(args: &DemoArgs, global: &Global) -> Result<(), Failure> {
     let scenario = demo::scenario()?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
     let names: Vec<&str> = demo::SCHEDULERS.iter().map(|k| k.name()).collect();
-    let mut so = std::io::stdout().lock();
+    let mut so = stdout(global);
     let intro = writeln!(
         so,
         "linkshare demo: a 10 Mbit/s link shared by voice (CBR), web (Poisson) and a bulk \
@@ -36,8 +36,16 @@ pub fn run(args: &DemoArgs) -> Result<(), Failure> {
         names.join(", ")
     );
     intro.map_err(stdout_failure)?;
-    let progress = TerminalProgress::new();
-    let comparison = compare(&scenario, &demo::SCHEDULERS, "demo", &out, &progress)?;
+    let progress = TerminalProgress::new(global);
+    let comparison = compare(
+        &scenario,
+        &demo::SCHEDULERS,
+        "demo",
+        &out,
+        &progress,
+        &WriteOptions::default(),
+        Some(global.memory_budget()),
+    )?;
     write!(
         so,
         "{}\nfiles written:\n{}",

@@ -12,65 +12,193 @@ pub mod shape;
 pub mod sweep;
 pub mod validate;
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use linkshare_core::sched::SchedulerKind;
+use linkshare_core::units::parse::parse_size;
 use linkshare_core::units::{Duration, Instant};
-use linkshare_scenario::{Problems, Progress, did_you_mean};
+use linkshare_report::WriteOptions;
+use linkshare_report::outputs::Outputs;
+use linkshare_report::plots::PlotOptions;
+use linkshare_scenario::{Problems, Progress, Scenario, did_you_mean};
 
 use crate::error::Failure;
+
+/// Options every command takes.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Global {
+    /// Print nothing but errors: no tables, no warnings, no progress.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// The most memory a run's data may take, as a size (`"4gb"`, `"512mb"`; tc units):
+    /// a scenario that must take more is refused before running, one that grows past it
+    /// stops cleanly with its outputs so far [default: half the machine's memory].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_memory)]
+    pub max_memory: Option<u64>,
+}
+
+impl Global {
+    /// The memory budget of a run, in bytes.
+    pub fn memory_budget(&self) -> u64 {
+        self.max_memory
+            .unwrap_or_else(linkshare_scenario::default_memory_budget)
+    }
+
+    /// Prints a warning on stderr unless quiet.
+    pub fn warn(&self, warning: &str) {
+        if !self.quiet {
+            eprintln!("warning: {warning}");
+        }
+    }
+
+    /// Checks that `scenario` fits the memory budget before running it.
+    pub fn check_memory(&self, scenario: &Scenario) -> Result<(), Failure> {
+        scenario
+            .check_memory(self.memory_budget())
+            .map_err(Failure::Problems)
+    }
+}
+
+fn parse_memory(text: &str) -> Result<u64, String> {
+    match parse_size(text) {
+        Ok(b) if b.0 > 0 => Ok(b.0),
+        Ok(_) => Err("the memory budget must be positive".to_owned()),
+        Err(e) => Err(format!("{e}; write a size such as \"4gb\" or \"512mb\"")),
+    }
+}
+
+/// Stdout, or nowhere when quiet: where a command prints its tables.
+pub fn stdout(global: &Global) -> Box<dyn std::io::Write> {
+    if global.quiet {
+        Box::new(std::io::sink())
+    } else {
+        Box::new(std::io::stdout().lock())
+    }
+}
+
+/// How outputs are written: the options `run`, `compare` and `repro` share.
+#[derive(Clone, Debug, clap::Args)]
+pub struct OutputArgs {
+    /// The files to write, comma-separated: output names add (summary, throughput,
+    /// flow-throughput, delay, delay-histogram, backlog, drops, flows, bursts, tcp-trace,
+    /// plots), `-name` removes, `default` is every output with delay.csv only up to 1
+    /// million rows (delay_histogram.csv above), `all` both delay files. Example:
+    /// `default,-delay` (no per-packet file).
+    #[arg(long, value_name = "LIST", default_value = "default", value_parser = parse_outputs)]
+    pub outputs: Outputs,
+    /// Draw throughput and backlog on a logarithmic y axis (for classes far below the
+    /// others; zero values are then not drawn).
+    #[arg(long)]
+    pub log_scale: bool,
+}
+
+impl OutputArgs {
+    /// The write options these arguments ask for.
+    pub fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            outputs: self.outputs,
+            plots: PlotOptions {
+                log_scale: self.log_scale,
+            },
+        }
+    }
+}
+
+fn parse_outputs(list: &str) -> Result<Outputs, String> {
+    Outputs::parse(list)
+}
 
 /// The directory outputs go to when `--out` is not given: `./linkshare-out/<name>/`.
 pub fn default_out(name: &str) -> PathBuf {
     Path::new("linkshare-out").join(name)
 }
 
-/// Progress of long runs on stderr, one line rewritten in place, only when stderr is a
-/// terminal; nothing else depends on the terminal.
+/// Events a second the engine processes, about (see `BENCHMARKS.md`): to turn an
+/// estimate of events into one of time.
+const EVENTS_PER_SECOND: u64 = 10_000_000;
+
+/// A run is long, and warned about before it starts, above this many events (about a
+/// minute).
+const LONG_RUN_EVENTS: u64 = 60 * EVENTS_PER_SECOND;
+
+/// Progress of runs on stderr with `indicatif`: a bar of simulated time with the events
+/// processed and the time left, only when stderr is a terminal and not `--quiet`; and,
+/// before a run of more than about a minute, a warning with its estimated events
+/// (unless `--quiet`).
 #[derive(Debug)]
 pub struct TerminalProgress {
-    terminal: bool,
-    shown: AtomicBool,
+    bar: Option<ProgressBar>,
+    warn: bool,
 }
 
 impl TerminalProgress {
-    /// Progress on stderr if it is a terminal.
-    pub fn new() -> TerminalProgress {
-        TerminalProgress::default()
-    }
-}
-
-impl Default for TerminalProgress {
-    fn default() -> TerminalProgress {
+    /// Progress as `global` allows.
+    pub fn new(global: &Global) -> TerminalProgress {
+        let bar = (!global.quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::hidden();
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{prefix}: [{bar:20}] {percent:>3}% ETA {eta} {wide_msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar
+        });
         TerminalProgress {
-            terminal: std::io::stderr().is_terminal(),
-            shown: AtomicBool::new(false),
+            bar,
+            warn: !global.quiet,
         }
     }
 }
 
 impl Progress for TerminalProgress {
-    fn update(&self, label: &str, now: Instant, total: Duration) {
-        if !self.terminal || now.as_nanos() >= total.as_nanos() {
+    fn starting(&self, label: &str, events: u64) {
+        if self.warn && events > LONG_RUN_EVENTS {
+            let minutes = events / EVENTS_PER_SECOND / 60;
+            eprintln!(
+                "warning: {label} will simulate about {:.1} million events, some {minutes} \
+                 minute(s) at ten million events a second{}",
+                events as f64 / 1e6,
+                if self.bar.is_some() {
+                    ""
+                } else {
+                    " (progress shows when stderr is a terminal)"
+                }
+            );
+        }
+    }
+
+    fn update(&self, label: &str, now: Instant, total: Duration, events: u64) {
+        let Some(bar) = &self.bar else {
+            return;
+        };
+        if now.as_nanos() >= total.as_nanos() {
             return;
         }
-        self.shown.store(true, Ordering::Relaxed);
-        let pct = now.as_nanos() as f64 / total.as_nanos().max(1) as f64 * 100.0;
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r{label}: {:.1} s of {:.1} s simulated ({pct:.0}%)",
+        if bar.is_hidden() {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            bar.reset();
+        }
+        bar.set_length(total.as_nanos());
+        bar.set_prefix(label.to_owned());
+        bar.set_position(now.as_nanos());
+        bar.set_message(format!(
+            "{:.1} of {:.1} s simulated, {:.1} M events",
             now.as_secs_f64(),
-            total.as_secs_f64()
-        );
-        let _ = err.flush();
+            total.as_secs_f64(),
+            events as f64 / 1e6
+        ));
     }
 
     fn finish(&self, _label: &str) {
-        if self.shown.swap(false, Ordering::Relaxed) {
-            eprint!("\r\x1b[K");
+        if let Some(bar) = &self.bar
+            && !bar.is_hidden()
+        {
+            bar.finish_and_clear();
+            bar.set_draw_target(ProgressDrawTarget::hidden());
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use linkshare_repro::{ALL, Options, find, listing};
 use linkshare_scenario::{Problem, Problems, did_you_mean};
 
-use super::{TerminalProgress, parse_scheduler};
+use super::{Global, OutputArgs, TerminalProgress, parse_scheduler, stdout};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `repro`.
@@ -31,10 +31,13 @@ pub struct ReproArgs {
     /// results are means with 95 % confidence intervals).
     #[arg(long, value_name = "N", default_value_t = linkshare_repro::runner::DEFAULT_SEEDS, value_parser = clap::value_parser!(u32).range(1..))]
     pub seeds: u32,
+    /// How outputs are written.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Runs the command.
-pub fn run(args: &ReproArgs) -> Result<(), Failure> {
+pub fn run(args: &ReproArgs, global: &Global) -> Result<(), Failure> {
     let unknown = |problem: String, hint: String| {
         Failure::Problems(Problems(vec![Problem {
             origin: None,
@@ -69,15 +72,17 @@ pub fn run(args: &ReproArgs) -> Result<(), Failure> {
         .out
         .clone()
         .unwrap_or_else(|| super::default_out("repro").join(repro.name));
-    let progress = TerminalProgress::new();
+    let progress = TerminalProgress::new(global);
     let options = Options {
         out: &out,
         only: only.as_deref(),
         shorten: args.shorten,
         progress: &progress,
         seeds: args.seeds,
+        write: args.output.write_options(),
+        memory_budget: Some(global.memory_budget()),
     };
-    let mut so = std::io::stdout().lock();
+    let mut so = stdout(global);
     (repro.run)(&options, &mut so)?;
     so.flush().map_err(stdout_failure)
 }

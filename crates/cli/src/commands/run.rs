@@ -3,10 +3,12 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use linkshare_report::spill::records_in;
 use linkshare_report::summary::Summary;
-use linkshare_report::{check, files_listing, quality, table, write_run_with_summary};
+use linkshare_report::{check, files_listing, quality, table, write_run_with};
+use linkshare_scenario::RunOptions;
 
-use super::{TerminalProgress, default_out, parse_scheduler};
+use super::{Global, OutputArgs, TerminalProgress, default_out, parse_scheduler, stdout};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `run`.
@@ -26,10 +28,13 @@ pub struct RunArgs {
     /// Print the summary as JSON on stdout (the list of files goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// How outputs are written.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Runs the command.
-pub fn run(args: &RunArgs) -> Result<(), Failure> {
+pub fn run(args: &RunArgs, global: &Global) -> Result<(), Failure> {
     let mut scenario = linkshare_scenario::load_file(&args.scenario)?;
     if let Some(seed) = args.seed {
         scenario.config.seed = seed;
@@ -40,31 +45,47 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let checks = check::admissions(&scenario.config, |i| scenario.admission_options(i));
     for warning in check::warnings(&checks) {
-        eprintln!("warning: {warning}");
+        global.warn(&warning);
     }
+    global.check_memory(&scenario)?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| default_out(&scenario.name));
-    let result = scenario.simulate(&scenario.name, &TerminalProgress::new())?;
-    let summary = Summary::new(&scenario.name, &scenario.config, &result);
-    let written = write_run_with_summary(&out, &result, &summary)?;
+    let write = args.output.write_options();
+    let options = RunOptions {
+        records: Some(records_in(&out, scenario.config.links.len())?),
+        memory_budget: Some(global.memory_budget()),
+    };
+    let progress = TerminalProgress::new(global);
+    let result = scenario.simulate_with(&scenario.name, &progress, options)?;
+    let summary = Summary::with_outputs(&scenario.name, &scenario.config, &result, &write.outputs);
+    let written = write_run_with(&out, &result, &summary, &write)?;
     let files = files_listing(&written.files);
-    let mut so = std::io::stdout().lock();
+    let mut so = stdout(global);
     let printed = if args.json {
         let json = summary.to_json()?;
-        so.write_all(json.as_bytes())
-            .and_then(|()| write!(std::io::stderr().lock(), "files written:\n{files}"))
+        so.write_all(json.as_bytes()).and_then(|()| {
+            if global.quiet {
+                Ok(())
+            } else {
+                write!(std::io::stderr().lock(), "files written:\n{files}")
+            }
+        })
     } else {
         let links: Vec<_> = summary
             .links
             .iter()
             .map(|l| (l.name.as_str(), l.scheduler.as_str(), &l.link_sharing))
             .collect();
+        let simulated = match &result.stopped {
+            Some(s) => format!("stopped at {} of {}", s.at, scenario.config.duration),
+            None => format!("{}", scenario.config.duration),
+        };
         writeln!(
             so,
-            "{}: {} simulated, seed {}, {} packet transmissions\n",
-            scenario.name, scenario.config.duration, result.seed, result.packet_hops
+            "{}: {simulated} simulated, seed {}, {} packet transmissions\n",
+            scenario.name, result.seed, result.packet_hops
         )
         .and_then(|()| write!(so, "{}", table::run_table(&result).render()))
         .and_then(|()| match table::flow_table(&result) {
@@ -74,5 +95,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         .and_then(|()| write!(so, "\n{}", quality::terminal_section(&links)))
         .and_then(|()| write!(so, "\nfiles written:\n{files}"))
     };
-    printed.map_err(stdout_failure)
+    printed.map_err(stdout_failure)?;
+    incomplete(&result)
+}
+
+/// Fails (status 1) when the run stopped early, its outputs written.
+pub fn incomplete(result: &linkshare_sim::RunResult) -> Result<(), Failure> {
+    match linkshare_report::summary::stop_reason(result) {
+        Some(reason) => Err(Failure::Incomplete(reason)),
+        None => Ok(()),
+    }
 }

@@ -48,7 +48,7 @@ struct Count {
 }
 
 impl Progress for Count {
-    fn update(&self, _label: &str, _now: Instant, _total: Duration) {}
+    fn update(&self, _label: &str, _now: Instant, _total: Duration, _events: u64) {}
 
     fn finish(&self, _label: &str) {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;

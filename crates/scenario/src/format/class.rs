@@ -70,10 +70,15 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
     spec.cburst = size(ctx, "cburst");
     spec.max_packet = size(ctx, "max_packet");
     spec.quantum = size(ctx, "quantum");
-    spec.limit = t
+    let unlimited = t
         .get("limit")
-        .and_then(|v| limit(ctx, &t.field("limit"), v))
-        .map(|l| l.value);
+        .is_some_and(|v| matches!(v.get_ref(), DeValue::String(s) if s == "none"));
+    if !unlimited {
+        spec.limit = t
+            .get("limit")
+            .and_then(|v| limit(ctx, &t.field("limit"), v))
+            .map(|l| l.value);
+    }
     spec.per_flow = t
         .get("per_flow")
         .and_then(|v| per_flow(ctx, &t.field("per_flow"), v));
@@ -91,6 +96,7 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
         path: path.to_owned(),
         spec,
         rt_burst: rt.and_then(|(_, umax)| umax),
+        unlimited,
     })
 }
 

@@ -166,6 +166,9 @@ pub(crate) struct ClassDef {
     pub(crate) spec: ClassSpec,
     /// The `umax` of an `rt` curve written as `{ umax, dmax, rate }`.
     pub(crate) rt_burst: Option<Bytes>,
+    /// `limit = "none"`: an unbounded queue, spelled out (a leaf without `limit` gets
+    /// [`linkshare_core::hierarchy::DEFAULT_LEAF_LIMIT`]).
+    pub(crate) unlimited: bool,
 }
 
 /// A flow.

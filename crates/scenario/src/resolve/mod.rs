@@ -7,7 +7,7 @@ pub(crate) mod shaper;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
+use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, DEFAULT_LEAF_LIMIT, LinkSpec};
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::Duration;
 use linkshare_sim::config::{
@@ -262,8 +262,12 @@ fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Optio
         best_effort: None,
         classes: vec![ClassDef {
             path: "link.reverse.class[0]".to_owned(),
-            spec: ClassSpec::new(ACK_CLASS, None),
+            spec: ClassSpec {
+                limit: Some(DEFAULT_LEAF_LIMIT),
+                ..ClassSpec::new(ACK_CLASS, None)
+            },
             rt_burst: None,
+            unlimited: false,
         }],
         reverse: None,
     })
@@ -380,7 +384,7 @@ fn build_link<'d>(
         rate: rate.value,
         origin: Some(ctx.origin(&def.span)),
     };
-    let specs: Vec<ClassSpec> = def.classes.iter().map(|c| c.spec.clone()).collect();
+    let specs = with_default_limits(&def.classes);
     let tree = match ClassTree::build(link.clone(), specs.clone()) {
         Ok(tree) => tree,
         Err(errors) => {
@@ -427,6 +431,27 @@ fn build_link<'d>(
             ack_path: false,
         },
     })
+}
+
+/// The classes' specifications, every leaf without `limit` given
+/// [`DEFAULT_LEAF_LIMIT`] (as tc does) unless it says `limit = "none"`. A leaf is a
+/// class no other class names as its parent.
+fn with_default_limits(classes: &[ClassDef]) -> Vec<ClassSpec> {
+    let parents: std::collections::HashSet<&str> = classes
+        .iter()
+        .filter_map(|c| c.spec.parent.as_deref())
+        .collect();
+    classes
+        .iter()
+        .map(|c| {
+            let mut spec = c.spec.clone();
+            let is_leaf = !parents.contains(spec.name.as_str());
+            if is_leaf && spec.limit.is_none() && !c.unlimited {
+                spec.limit = Some(DEFAULT_LEAF_LIMIT);
+            }
+            spec
+        })
+        .collect()
 }
 
 /// The tree again, every leaf with its best-effort `ls` curve

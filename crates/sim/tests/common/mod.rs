@@ -95,7 +95,7 @@ pub fn single_link(
 pub fn records(r: &RunResult, l: usize) -> &[DelayRecord] {
     match &r.links[l].delay_log {
         DelayLog::Packets(v) => v,
-        DelayLog::Histogram { .. } => panic!("records were not kept"),
+        other => panic!("records were not kept in memory: {other:?}"),
     }
 }
 
