@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use linkshare_analysis::admission;
 use linkshare_core::hierarchy::ClassId;
-use linkshare_core::sched::SchedulerKind;
+use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::SimConfig;
 use linkshare_sim::records::RecordSink;
@@ -159,6 +159,26 @@ impl Source {
     }
 }
 
+/// The settings a link gives the disciplines that have their own (`[link.htb]`), kept
+/// apart from the classes: the link's scheduler is built from those of the discipline
+/// that runs it ([`DisciplineSettings::config`]), and the others wait unused (a file
+/// may be run under another scheduler).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DisciplineSettings {
+    /// `[link.htb]`: `r2q`, `hz`, `mtu` (tc's defaults when not given).
+    pub htb: linkshare_core::sched::htb::HtbParams,
+}
+
+impl DisciplineSettings {
+    /// The discipline `kind` with these settings.
+    pub fn config(&self, kind: SchedulerKind) -> SchedulerConfig {
+        match kind {
+            SchedulerKind::Htb => SchedulerConfig::Htb(self.htb),
+            k => k.into(),
+        }
+    }
+}
+
 /// What a scenario file says about a link that the simulator does not need but admission
 /// control (`linkshare check`) does.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -167,6 +187,8 @@ pub struct LinkNotes {
     pub best_effort: Option<BestEffort>,
     /// The `umax` of each `rt` curve written as `{ umax, dmax, rate }`, by class.
     pub rt_bursts: Vec<(ClassId, Bytes)>,
+    /// The settings of the disciplines that have their own, for whichever runs the link.
+    pub settings: DisciplineSettings,
     /// Whether this is the link the loader added for the acknowledgements of a
     /// single-link file's TCP flows ([`SINGLE_REVERSE_LINK`]): it stays FIFO when a
     /// command runs the scenario under another scheduler.
@@ -194,12 +216,15 @@ impl Scenario {
     /// cannot be built for some link's classes (`option` names the command-line option
     /// in the message).
     pub fn set_scheduler(&mut self, kind: SchedulerKind, option: &str) -> Result<(), Problems> {
-        let ack_path = |i: usize| self.link_notes.get(i).is_some_and(|n| n.ack_path);
+        let mut configs = Vec::with_capacity(self.config.links.len());
         for (i, link) in self.config.links.iter().enumerate() {
-            if ack_path(i) {
+            let notes = self.link_notes.get(i);
+            if notes.is_some_and(|n| n.ack_path) {
+                configs.push(None);
                 continue;
             }
-            if let Err(problem) = resolve::check_scheduler(kind, &link.classes) {
+            let config = notes.map_or_else(|| kind.into(), |n| n.settings.config(kind));
+            if let Err(problem) = config.validate(&link.classes) {
                 return Err(Problems::option(
                     option,
                     format!("on link `{}`: {problem}", link.name),
@@ -209,11 +234,11 @@ impl Scenario {
                     ),
                 ));
             }
+            configs.push(Some(config));
         }
-        let skip: Vec<bool> = (0..self.config.links.len()).map(ack_path).collect();
-        for (link, skip) in self.config.links.iter_mut().zip(skip) {
-            if !skip {
-                link.scheduler = kind.into();
+        for (link, config) in self.config.links.iter_mut().zip(configs) {
+            if let Some(config) = config {
+                link.scheduler = config;
             }
         }
         Ok(())

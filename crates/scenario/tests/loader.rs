@@ -693,3 +693,33 @@ fn memory_the_run_must_take_is_checked_before_running() {
         "{p}"
     );
 }
+
+/// `[link.htb]` reaches HTB's settings, stays with the link under another scheduler
+/// and comes back with HTB; a wrong value is located.
+#[test]
+fn htb_settings_are_read_and_follow_the_scheduler() {
+    use linkshare_core::sched::SchedulerConfig;
+    let text = BASE.replace(
+        "[link]\nrate = \"10mbit\"",
+        "[link]\nrate = \"10mbit\"\nscheduler = \"htb\"\nhtb = { r2q = 5, hz = 100, mtu = \"2000b\" }",
+    );
+    let mut s = load(&text).unwrap();
+    let htb = |s: &Scenario| match &s.config.links[0].scheduler {
+        SchedulerConfig::Htb(p) => Some((p.r2q.get(), p.hz.get(), p.mtu)),
+        _ => None,
+    };
+    assert_eq!(htb(&s), Some((5, 100, Bytes(2000))));
+    s.set_scheduler(SchedulerKind::Drr, "--scheduler").unwrap();
+    assert_eq!(htb(&s), None);
+    s.set_scheduler(SchedulerKind::Htb, "--scheduler").unwrap();
+    assert_eq!(htb(&s), Some((5, 100, Bytes(2000))));
+    let bad = text.replace("r2q = 5", "r2q = 0");
+    let ps = problems_in(&bad, Path::new("."));
+    let p = about(&ps, "link.htb.r2q");
+    assert_eq!(at(p), position_of(&bad, "0, hz"));
+    let unknown = problems_in(&text.replace("r2q = 5", "r2qq = 5"), Path::new("."));
+    assert!(
+        unknown.iter().any(|p| p.problem.contains("r2qq")),
+        "{unknown:?}"
+    );
+}

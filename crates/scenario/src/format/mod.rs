@@ -5,6 +5,7 @@
 
 mod class;
 mod flow;
+mod settings;
 mod shaper;
 mod tcp;
 
@@ -48,6 +49,7 @@ const LINK_KEYS: &[&str] = &[
     "buffer",
     "best_effort",
     "reverse",
+    "htb",
 ];
 
 /// Keys of the single-link form's `[link] reverse`.
@@ -65,6 +67,7 @@ const LINKS_KEYS: &[&str] = &[
     "buffer",
     "best_effort",
     "class",
+    "htb",
 ];
 
 /// Keys of a buffer table.
@@ -146,6 +149,8 @@ pub(crate) struct LinkDef {
     pub(crate) classes: Vec<ClassDef>,
     /// `[link] reverse`: the path of TCP acknowledgements in the single-link form.
     pub(crate) reverse: Option<ReverseDef>,
+    /// The settings of the disciplines that have their own (`[link.htb]`, ...).
+    pub(crate) settings: crate::DisciplineSettings,
 }
 
 /// `[link] reverse = { ... }`: the link `link-reverse` the loader adds for TCP flows
@@ -606,6 +611,7 @@ fn read_link(
         .get("reverse")
         .filter(|_| !named)
         .and_then(|v| read_reverse(ctx, &t.field("reverse"), v));
+    let settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
     Some(LinkDef {
         path: path.to_owned(),
         span: t.span.clone(),
@@ -620,6 +626,7 @@ fn read_link(
         best_effort,
         classes,
         reverse,
+        settings,
     })
 }
 

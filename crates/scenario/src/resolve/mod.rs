@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, DEFAULT_LEAF_LIMIT, LinkSpec};
-use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
+use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::Duration;
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, SimConfig,
@@ -169,7 +169,7 @@ pub(crate) fn build(ctx: &mut Ctx<'_>, doc: &Document, source: &Arc<Source>) -> 
                     delay: b.def.delay,
                     overhead: b.def.overhead,
                     classes: b.tree,
-                    scheduler: b.scheduler.into(),
+                    scheduler: b.notes.settings.config(b.scheduler),
                     buffer: b.def.buffer,
                 })
             })
@@ -260,6 +260,7 @@ fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Optio
         }),
         buffer: r.map(|r| r.buffer).unwrap_or_default(),
         best_effort: None,
+        settings: Default::default(),
         classes: vec![ClassDef {
             path: "link.reverse.class[0]".to_owned(),
             spec: ClassSpec {
@@ -408,7 +409,7 @@ fn build_link<'d>(
         (Some(s), _) | (None, Some(s)) => (s.value, s.span.clone()),
         (None, None) => (SchedulerKind::Fifo, def.span.clone()),
     };
-    if let Err(e) = SchedulerConfig::from(scheduler).validate(&tree) {
+    if let Err(e) = def.settings.config(scheduler).validate(&tree) {
         for p in e.problems {
             let mut problem = class_problem(def, &name, p);
             problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
@@ -428,6 +429,7 @@ fn build_link<'d>(
         notes: LinkNotes {
             best_effort: def.best_effort.as_ref().map(|b| b.value),
             rt_bursts,
+            settings: def.settings.clone(),
             ack_path: false,
         },
     })
@@ -519,14 +521,6 @@ fn with_best_effort(
             None
         }
     }
-}
-
-/// Whether `kind` can be built for `tree` with its default settings (its own message if
-/// not).
-pub(crate) fn check_scheduler(kind: SchedulerKind, tree: &ClassTree) -> Result<(), String> {
-    SchedulerConfig::from(kind)
-        .validate(tree)
-        .map_err(|e| e.to_string())
 }
 
 /// A hierarchy error as a problem, with the path of the class it is about.

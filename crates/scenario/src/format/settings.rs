@@ -1,0 +1,50 @@
+//! A link's settings of the disciplines that have their own: `[link.htb]` (and
+//! `htb = { ... }` on a `[[links]]` entry). Each discipline's table is read into its
+//! typed settings ([`DisciplineSettings`]); the link's scheduler is then built from the
+//! settings of whichever discipline runs it, so that the same file can be run under
+//! another scheduler (`--scheduler`, `compare`) without losing or misapplying them.
+
+use std::num::NonZeroU32;
+
+use linkshare_core::sched::htb::HtbParams;
+use linkshare_core::units::Bytes;
+
+use crate::DisciplineSettings;
+use crate::reader::{Ctx, Value};
+
+/// Keys of `[link.htb]`.
+const HTB_KEYS: &[&str] = &["r2q", "hz", "mtu"];
+
+/// Reads the discipline tables of a link table (`get` finds a key in it, `field` names
+/// it in messages).
+pub(super) fn read<'t, 'i: 't>(
+    ctx: &mut Ctx<'_>,
+    get: impl Fn(&str) -> Option<&'t Value<'i>>,
+    field: impl Fn(&str) -> String,
+) -> DisciplineSettings {
+    let mut settings = DisciplineSettings::default();
+    if let Some(v) = get("htb") {
+        settings.htb = read_htb(ctx, &field("htb"), v).unwrap_or_default();
+    }
+    settings
+}
+
+/// `[link.htb]`: tc's `r2q`, and the `hz` and `mtu` tc derives default bursts from.
+fn read_htb(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<HtbParams> {
+    let t = ctx.table(path, v, HTB_KEYS)?;
+    let mut params = HtbParams::default();
+    let positive = |ctx: &mut Ctx<'_>, key: &str| {
+        t.integer(ctx, key, 1, u64::from(u32::MAX))
+            .and_then(|n| NonZeroU32::new(n.value as u32))
+    };
+    if let Some(r2q) = positive(ctx, "r2q") {
+        params.r2q = r2q;
+    }
+    if let Some(hz) = positive(ctx, "hz") {
+        params.hz = hz;
+    }
+    if let Some(mtu) = t.quantity::<Bytes>(ctx, "mtu", "a size", "\"1600b\"") {
+        params.mtu = mtu.value;
+    }
+    Some(params)
+}
