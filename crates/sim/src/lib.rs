@@ -61,7 +61,6 @@ pub mod error;
 pub mod event;
 mod measure;
 pub mod packet;
-mod report;
 pub mod result;
 pub mod rng;
 pub mod sim;

@@ -43,7 +43,7 @@ use crate::measure::{FlowDelays, LinkMeter, RecordBudget, Windows, add, sub};
 use crate::packet::{NO_BURST, PacketKind, SimPacket};
 use crate::result::{BurstRecord, DelayRecord, PathCounts, RunResult, TransportReport};
 use crate::rng::Rng;
-use crate::{report, source, tcp, validate};
+use crate::{source, tcp, validate};
 
 /// Events between two calls of the progress callback.
 const PROGRESS_EVERY: u64 = 1 << 20;
@@ -291,7 +291,7 @@ impl Simulator {
             }
         }
         on_progress(self.end, self.duration);
-        report::finish(self)
+        finish::finish(self)
     }
 
     fn handle(&mut self, event: Event) {
@@ -623,5 +623,6 @@ impl Simulator {
     }
 }
 
+mod finish;
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,7 @@
-//! Turns the state of a finished run into a [`RunResult`].
+//! The engine's last step: turns the state of a finished run into a [`RunResult`].
+//!
+//! A child of the engine's module because it reads the engine's run-time state
+//! ([`Simulator`], [`Link`]), which nothing outside the engine sees.
 
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::{Count, Counters};
@@ -8,7 +11,7 @@ use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
 use crate::result::{ClassResult, FlowResult, LinkResult, PathCounts, RunResult, TransportReport};
-use crate::sim::{InFlight, Link, Simulator};
+use super::{InFlight, Link, Simulator};
 
 /// The result of a run that has processed every event before its end.
 pub(crate) fn finish(mut sim: Simulator) -> RunResult {
