@@ -46,9 +46,10 @@ fn the_list_names_the_hfsc_and_fsc_reproductions() {
         .current_dir(dir.path())
         .output()
         .expect("run linkshare");
-    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
     for name in ["hfsc-delay", "hfsc-linkshare", "sced-vs-fsc", "fsc-burst"] {
-        assert!(err.contains(name), "{name} missing from\n{err}");
+        assert!(out.contains(name), "{name} missing from\n{out}");
     }
 }
 

@@ -15,27 +15,32 @@ use super::{InFlight, Link, Simulator};
 
 /// The result of a run that has processed every event before its end.
 pub(crate) fn finish(mut sim: Simulator) -> RunResult {
-    // Packets in flight: on a wire, or propagating (a pending arrival).
-    let mut flow_in_flight = vec![Count::default(); sim.flows.len()];
-    let mut reverse_in_flight = vec![Count::default(); sim.flows.len()];
-    let mut link_on_wire = vec![Count::default(); sim.links.len()];
-    let mut link_propagating = vec![Count::default(); sim.links.len()];
+    // Packets in transmission (on a wire) and propagating (pending arrivals), per flow
+    // and direction, and per link.
+    let mut forward = vec![InFlightCounts::default(); sim.flows.len()];
+    let mut reverse = vec![InFlightCounts::default(); sim.flows.len()];
+    let mut links = vec![InFlightCounts::default(); sim.links.len()];
     for (l, link) in sim.links.iter().enumerate() {
-        let mut in_flight = |p: &SimPacket| {
-            let counts = if p.kind.is_reverse() {
-                &mut reverse_in_flight
+        let mut count = |p: &SimPacket, on_wire: bool| {
+            let flows = if p.kind.is_reverse() {
+                &mut reverse
             } else {
-                &mut flow_in_flight
+                &mut forward
             };
-            add(&mut counts[p.flow.0 as usize], p.len);
+            for counts in [&mut flows[p.flow.0 as usize], &mut links[l]] {
+                let c = if on_wire {
+                    &mut counts.in_transmission
+                } else {
+                    &mut counts.propagating
+                };
+                add(c, p.len);
+            }
         };
         if let Some((p, _)) = &link.on_wire {
-            add(&mut link_on_wire[l], p.len);
-            in_flight(p);
+            count(p, true);
         }
         for InFlight { pkt, .. } in &link.pipe {
-            add(&mut link_propagating[l], pkt.len);
-            in_flight(pkt);
+            count(pkt, false);
         }
     }
     let duration = sim.duration;
@@ -44,7 +49,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
         .links
         .iter_mut()
         .enumerate()
-        .map(|(l, link)| link_result(link, duration, link_on_wire[l], link_propagating[l]))
+        .map(|(l, link)| link_result(link, duration, links[l]))
         .collect();
     let flows = sim
         .flows
@@ -65,13 +70,15 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
                 dropped: sum(f.dropped.iter()),
                 dropped_by_reason,
                 queued: f.queued,
-                in_flight: flow_in_flight[i],
+                in_transmission: forward[i].in_transmission,
+                propagating: forward[i].propagating,
                 mean_rate_bps: rate_bps(f.delivered, duration),
                 delay: delays.stats(),
                 delays,
                 throughput: core::mem::take(&mut f.throughput),
                 reverse: PathCounts {
-                    in_flight: reverse_in_flight[i],
+                    in_transmission: reverse[i].in_transmission,
+                    propagating: reverse[i].propagating,
                     ..f.reverse_counts
                 },
                 transport: sim.agents[i]
@@ -91,12 +98,14 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
     }
 }
 
-fn link_result(
-    link: &mut Link,
-    duration: Duration,
-    on_wire: Count,
+/// Packets on a wire or propagating, of one flow in one direction or of one link.
+#[derive(Clone, Copy, Debug, Default)]
+struct InFlightCounts {
+    in_transmission: Count,
     propagating: Count,
-) -> LinkResult {
+}
+
+fn link_result(link: &mut Link, duration: Duration, in_flight: InFlightCounts) -> LinkResult {
     let tree = &link.tree;
     let qdisc = link.port.qdisc();
     let (mut delays, delay_log) = link.meter.delays();
@@ -116,6 +125,10 @@ fn link_result(
         .iter()
         .map(|c| link.meter.delivered(c.id))
         .collect();
+    let mut in_transmission = vec![Count::default(); tree.len()];
+    if let Some((p, class)) = &link.on_wire {
+        add(&mut in_transmission[class.index()], p.len);
+    }
     for &leaf in tree.leaves() {
         for ancestor in tree.ancestors(leaf) {
             let (a, l) = (ancestor.index(), leaf.index());
@@ -123,6 +136,8 @@ fn link_result(
             add_counters(&mut counters[a], &leaf_counters);
             let leaf_delivered = delivered[l];
             add_count(&mut delivered[a], leaf_delivered);
+            let leaf_in_transmission = in_transmission[l];
+            add_count(&mut in_transmission[a], leaf_in_transmission);
             delays[a] = delays[a].merged(&delays[l]);
         }
     }
@@ -131,14 +146,16 @@ fn link_result(
         .iter()
         .zip(counters)
         .zip(delivered)
+        .zip(in_transmission)
         .zip(delays)
-        .map(|(((class, counters), delivered), delays)| ClassResult {
+        .map(|((((class, counters), delivered), in_transmission), delays)| ClassResult {
             id: class.id,
             name: class.name().to_owned(),
             parent: class.parent,
             is_leaf: class.is_leaf(),
             counters,
             delivered,
+            in_transmission,
             mean_rate_bps: rate_bps(delivered, duration),
             delay: delays.stats(),
             delays,
@@ -153,8 +170,8 @@ fn link_result(
         total: qdisc.total().clone(),
         throughput,
         backlog,
-        on_wire,
-        propagating,
+        in_transmission: in_flight.in_transmission,
+        propagating: in_flight.propagating,
         delay_log,
     }
 }
