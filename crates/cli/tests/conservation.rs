@@ -64,7 +64,10 @@ fn closes(v: &Value, prefixes: &[&str], sent: &str, parts: &[&str], what: &str) 
     for p in prefixes {
         let total = n(v, &format!("{p}{sent}"));
         let sum: u64 = parts.iter().map(|k| n(v, &format!("{p}{k}"))).sum();
-        assert_eq!(total, sum, "{what}: {p}{sent} != sum of {p}{parts:?} in {v:#}");
+        assert_eq!(
+            total, sum,
+            "{what}: {p}{sent} != sum of {p}{parts:?} in {v:#}"
+        );
     }
 }
 

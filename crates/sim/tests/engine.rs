@@ -364,8 +364,7 @@ fn every_packet_is_accounted_for() {
     let r = run(&lossy());
     r.check_conservation().expect("conservation");
     for f in &r.flows {
-        let parts =
-            f.delivered.packets
+        let parts = f.delivered.packets
             + f.dropped.packets
             + f.queued.packets
             + f.in_transmission.packets

@@ -7,11 +7,11 @@ use linkshare_core::sched::DropReason;
 use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::Duration;
 
+use super::{InFlight, Link, Simulator};
 use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
 use crate::result::{ClassResult, FlowResult, LinkResult, PathCounts, RunResult, TransportReport};
-use super::{InFlight, Link, Simulator};
 
 /// The result of a run that has processed every event before its end.
 pub(crate) fn finish(mut sim: Simulator) -> RunResult {
@@ -148,18 +148,20 @@ fn link_result(link: &mut Link, duration: Duration, in_flight: InFlightCounts) -
         .zip(delivered)
         .zip(in_transmission)
         .zip(delays)
-        .map(|((((class, counters), delivered), in_transmission), delays)| ClassResult {
-            id: class.id,
-            name: class.name().to_owned(),
-            parent: class.parent,
-            is_leaf: class.is_leaf(),
-            counters,
-            delivered,
-            in_transmission,
-            mean_rate_bps: rate_bps(delivered, duration),
-            delay: delays.stats(),
-            delays,
-        })
+        .map(
+            |((((class, counters), delivered), in_transmission), delays)| ClassResult {
+                id: class.id,
+                name: class.name().to_owned(),
+                parent: class.parent,
+                is_leaf: class.is_leaf(),
+                counters,
+                delivered,
+                in_transmission,
+                mean_rate_bps: rate_bps(delivered, duration),
+                delay: delays.stats(),
+                delays,
+            },
+        )
         .collect();
     let (throughput, backlog) = link.meter.series();
     LinkResult {
