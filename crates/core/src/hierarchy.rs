@@ -13,6 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::curve::ServiceCurve;
+use crate::echo::echo;
 use crate::units::{Bytes, Rate};
 
 /// Dense index of a class in its [`ClassTree`].
@@ -200,7 +201,10 @@ impl fmt::Display for ConfigError {
         write!(
             f,
             "class `{}`, field `{}`: {}; {}",
-            self.class, self.field, self.problem, self.fix
+            echo(&self.class),
+            self.field,
+            self.problem,
+            self.fix
         )
     }
 }
@@ -266,7 +270,7 @@ impl ClassTree {
                         errors.push(err(
                             spec,
                             "parent",
-                            &format!("no class is named `{p}`"),
+                            &format!("no class is named `{}`", echo(p)),
                             &format!("name an existing class, or leave `parent` out to put the class under the link `{}`", all[0].name),
                         ));
                     }
@@ -394,7 +398,7 @@ fn check_fields(s: &ClassSpec, errors: &mut Vec<ConfigError>) {
         errors.push(err(
             s,
             "name",
-            &format!("`{}` is not a valid class name", s.name),
+            &format!("`{}` is not a valid class name", echo(&s.name)),
             "use letters, digits, `_`, `-` and `.` only",
         ));
     }
@@ -488,7 +492,7 @@ fn sorted_names(all: &[ClassSpec], errors: &mut Vec<ConfigError>) -> Vec<ClassId
             errors.push(err(
                 dup,
                 "name",
-                &format!("{what} is already named `{}`{at}", dup.name),
+                &format!("{what} is already named `{}`{at}", echo(&dup.name)),
                 "give every class a unique name",
             ));
         }

@@ -11,11 +11,13 @@
 //! * [`buffer`]: buffer policies usable with any discipline.
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
+//! * [`echo`]: user input quoted back in messages, cut to a readable length.
 //! * [`testing`]: the conformance harness every scheduler is run through.
 #![warn(missing_docs)]
 
 pub mod buffer;
 pub mod curve;
+pub mod echo;
 pub mod hierarchy;
 pub mod port;
 pub mod pq;

@@ -19,7 +19,7 @@
 //!
 //! Packets still queued or on the wire when the run ended are not in the records, so
 //! they count neither as service nor as backlog. When the run replaced per-packet
-//! records with histograms (more than `max_delay_records` of them), the measured
+//! records with histograms (more than its limit of them), the measured
 //! metrics are unavailable: the object says so and why, and keeps the reference rates.
 
 use std::fmt::Write as _;
@@ -107,7 +107,7 @@ pub fn link_sharing(config: &SimConfig, result: &RunResult) -> Vec<LinkSharing> 
                 .iter()
                 .any(|f| f.route.iter().any(|h| h.link.0 as usize == l));
             if forward {
-                link_quality(link, measured, r)
+                link_quality(link, measured, r, config.measure.max_delay_records)
             } else {
                 reverse_only()
             }
@@ -226,7 +226,14 @@ fn most_children(tree: &ClassTree) -> (usize, &str) {
         .unwrap_or((0, ""))
 }
 
-fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> LinkSharing {
+/// The quality of one link; `max_records` is the run's limit on per-packet delay
+/// records, named when the run went past it.
+fn link_quality(
+    link: &LinkConfig,
+    measured: &LinkResult,
+    r: &LinkReference,
+    max_records: u64,
+) -> LinkSharing {
     let tree = &link.classes;
     let name = |id: ClassId| tree.get(id).name().to_owned();
     let records = match &measured.delay_log {
@@ -265,15 +272,12 @@ fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> 
         })
         .collect();
     let Some(records) = records else {
-        return unmeasured(
-            "unavailable",
-            Some(
-                "the run measured more packet delays than max_delay_records, so per-packet \
-                 records were replaced by histograms; shorten the run or lower the rates to \
-                 measure link-sharing quality",
-            ),
-            intervals,
+        let reason = format!(
+            "the run measured more than {max_records} packet delays, the most it keeps as \
+             per-packet records, so they were replaced by exact histograms; shorten the run \
+             or lower the rates to measure link-sharing quality"
         );
+        return unmeasured("unavailable", Some(&reason), intervals);
     };
     let mut q = unmeasured("measured", None, intervals);
     let txs = transmissions(records, link.rate, link.overhead);

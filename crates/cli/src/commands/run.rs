@@ -38,6 +38,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         let kind = parse_scheduler(name, "--scheduler")?;
         scenario.set_scheduler(kind, "--scheduler")?;
     }
+    for warning in scenario.warnings() {
+        eprintln!("warning: {warning}");
+    }
     let checks = check::admissions(&scenario.config, |i| scenario.admission_options(i));
     for warning in check::warnings(&checks) {
         eprintln!("warning: {warning}");

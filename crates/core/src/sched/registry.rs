@@ -17,6 +17,7 @@ use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
 use super::{Packet, Scheduler};
+use crate::echo::echo;
 use crate::hierarchy::{ClassId, ClassTree, ConfigError};
 
 /// Every discipline that can be named in a scenario or on the command line.
@@ -112,7 +113,7 @@ impl fmt::Display for UnknownScheduler {
         write!(
             f,
             "unknown scheduler `{}`; known schedulers: {}",
-            self.0,
+            echo(&self.0),
             SchedulerKind::all_names()
         )
     }
@@ -191,7 +192,11 @@ impl fmt::Display for BuildError {
             write!(
                 f,
                 "scheduler `{}`: class `{}`, field `{}`: {}; {}",
-                self.kind, p.class, p.field, p.problem, p.fix
+                self.kind,
+                echo(&p.class),
+                p.field,
+                p.problem,
+                p.fix
             )?;
         }
         Ok(())
@@ -296,6 +301,17 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => super::wf2q::validate_hierarchical(tree),
             SchedulerConfig::Sced => super::sced::validate(tree),
             SchedulerConfig::VirtualClock => super::sced::validate_virtual_clock(tree),
+        }
+    }
+
+    /// What the discipline's settings do to `tree` that the user may not expect, as tc
+    /// warns about it: one [`ConfigError`] per finding (class, field, origin, what
+    /// happens, fix). Today HTB's quanta clamped from `rate / r2q`. Empty when there is
+    /// nothing to say, or when [`SchedulerConfig::validate`] fails.
+    pub fn warnings(&self, tree: &ClassTree) -> Vec<ConfigError> {
+        match self {
+            SchedulerConfig::Htb(params) => super::htb::warnings(tree, params),
+            _ => Vec::new(),
         }
     }
 

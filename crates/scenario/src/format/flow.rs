@@ -1,5 +1,6 @@
 //! `[[flow]]` tables: routes, sources and schedules.
 
+use linkshare_core::echo::echo;
 use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_sim::config::SourceConfig;
 use toml::de::DeValue;
@@ -144,7 +145,7 @@ fn read_transport(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Tra
             ctx.report(
                 &s.span,
                 path,
-                format!("unknown transport `{other}`"),
+                format!("unknown transport `{}`", echo(other)),
                 format!("{hint}use \"udp\" (open loop, the default) or \"tcp\""),
             );
             return None;
@@ -217,7 +218,7 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
         ctx.report(
             &kind.span,
             &type_path,
-            format!("unknown source type `{}`", kind.value),
+            format!("unknown source type `{}`", echo(kind.value)),
             format!("{hint}known types: {}", names.join(", ")),
         );
         return None;
@@ -516,7 +517,7 @@ fn read_lengths(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<std::syn
             ctx.report(
                 &v.span(),
                 path,
-                format!("unknown length distribution `{name}`"),
+                format!("unknown length distribution `{}`", echo(name)),
                 format!(
                     "{hint}use \"fsc-paper\" (the FSC paper's 10 groups) or an array of \
                      transfer lengths in bytes, e.g. [1000, 20000]"
@@ -544,7 +545,7 @@ fn read_lengths(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<std::syn
                             value: b.value.0,
                             span: b.span,
                         }),
-                    _ => ctx.integer(&p, item, 0, u64::MAX),
+                    _ => ctx.integer(&p, item, 1, u64::MAX),
                 };
                 match n {
                     Some(n) if n.value > 0 => out.push(n.value),

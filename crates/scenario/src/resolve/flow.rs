@@ -5,17 +5,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::{ClassId, Origin};
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkId, Schedule, SourceConfig, TcpConfig, TraceRecord, Transport,
 };
 
-use super::{BuiltLink, list};
+use super::BuiltLink;
 use crate::format::{
     FlowDef, Header, HopDef, ScheduleDef, SourceDef, TcpDef, TransportDef, WindowDef,
 };
-use crate::problem::{Problem, did_you_mean};
+use crate::problem::{Problem, did_you_mean, name_list};
 use crate::reader::{Ctx, Sp, Span};
 use crate::trace;
 use crate::{Layout, apps};
@@ -567,7 +568,7 @@ fn leaf(
             } else {
                 format!(
                     "send the flow to one of the leaves under it: {}",
-                    under.join(", ")
+                    name_list(&under)
                 )
             };
             let what = if id == ClassId::ROOT {
@@ -590,13 +591,17 @@ fn leaf(
                 format!(
                     "{hint}leaf classes of link `{}`: {}",
                     link.name,
-                    all.join(", ")
+                    name_list(&all)
                 )
             };
             ctx.report(
                 &class.span,
                 path,
-                format!("link `{}` has no class named `{}`", link.name, class.value),
+                format!(
+                    "link `{}` has no class named `{}`",
+                    link.name,
+                    echo(&class.value)
+                ),
                 fix,
             );
             None
@@ -616,8 +621,8 @@ fn route_hops(ctx: &mut Ctx<'_>, hops: &[HopDef], links: &[BuiltLink<'_>]) -> Op
             ctx.report(
                 &h.link.span,
                 &format!("{}.link", h.path),
-                format!("no link is named `{}`", h.link.value),
-                format!("{hint}links: {}", list(&names)),
+                format!("no link is named `{}`", echo(&h.link.value)),
+                format!("{hint}links: {}", name_list(&names)),
             );
             ok = false;
             prev = None;
@@ -788,7 +793,7 @@ fn trace_records(
         } else {
             format!(
                 "add rows whose flow is `{flow}`; the trace has rows for: {}",
-                names.join(", ")
+                name_list(&names)
             )
         };
         ctx.report(

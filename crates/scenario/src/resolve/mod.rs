@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, LinkSpec};
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::Duration;
@@ -16,7 +17,7 @@ use linkshare_sim::config::{
 
 use super::best_effort::{self, BestEffort};
 use super::format::{ClassDef, Document, Form, Header, LinkDef, TransportDef};
-use super::problem::{Problem, did_you_mean};
+use super::problem::{Problem, did_you_mean, name_list};
 use super::reader::{Ctx, Sp, Span};
 use super::{Layout, LinkNotes, Scenario};
 use flow::{Env, TraceCache, build_flow};
@@ -237,7 +238,7 @@ fn check_windows(ctx: &mut Ctx<'_>, h: &Header) {
     }
     let windows = d.value.as_nanos().div_ceil(w.value.as_nanos());
     if windows > MAX_WINDOWS {
-        ctx.report(
+        ctx.report_derived(
             &w.span,
             "scenario.window",
             format!(
@@ -261,7 +262,10 @@ fn unique(ctx: &mut Ctx<'_>, names: &[Sp<String>], path: &str, what: &str) -> Ve
             ctx.report(
                 &n.span,
                 &format!("{path}[{i}].name"),
-                format!("another {what} is already named `{}` (at {at})", n.value),
+                format!(
+                    "another {what} is already named `{}` (at {at})",
+                    echo(&n.value)
+                ),
                 format!("give every {what} a unique name"),
             );
         } else {
@@ -287,11 +291,11 @@ fn endpoint(
             ctx.report(
                 &name.span,
                 &format!("{}.{key}", link.path),
-                format!("no node is named `{}`", name.value),
+                format!("no node is named `{}`", echo(&name.value)),
                 format!(
                     "{hint}declare it with [[node]] name = \"{}\", or use one of: {}",
-                    name.value,
-                    list(nodes)
+                    echo(&name.value),
+                    name_list(nodes)
                 ),
             );
             None
@@ -344,7 +348,7 @@ fn build_link<'d>(
         Err(errors) => {
             for e in errors {
                 let problem = class_problem(def, &name, e);
-                ctx.problems.push(problem);
+                ctx.push_derived(problem);
             }
             return skeleton(def, name, link, &specs);
         }
@@ -369,7 +373,7 @@ fn build_link<'d>(
             if problem.origin.is_none() {
                 problem.origin = Some(ctx.origin(&span));
             }
-            ctx.problems.push(problem);
+            ctx.push_derived(problem);
         }
     }
     Some(BuiltLink {
@@ -443,7 +447,7 @@ fn with_best_effort(
         Err(errors) => {
             for e in errors {
                 let problem = class_problem(def, name, e);
-                ctx.problems.push(problem);
+                ctx.push_derived(problem);
             }
             None
         }
@@ -475,14 +479,5 @@ fn class_problem(def: &LinkDef, link_name: &str, e: ConfigError) -> Problem {
         field: Some(format!("{path}.{}", e.field)),
         problem: e.problem,
         fix: e.fix,
-    }
-}
-
-/// `a, b, c` (or `(none)`).
-fn list(names: &[String]) -> String {
-    if names.is_empty() {
-        "(none)".to_owned()
-    } else {
-        names.join(", ")
     }
 }
