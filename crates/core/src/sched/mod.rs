@@ -40,7 +40,6 @@ pub mod hdrr;
 pub mod hfsc;
 pub mod hls;
 pub mod htb;
-pub mod hwf2q;
 pub mod prio;
 mod registry;
 pub mod ring;

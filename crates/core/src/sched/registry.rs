@@ -43,7 +43,7 @@ pub enum SchedulerKind {
     Fsc,
     /// [`super::wf2q::Wf2q`].
     Wf2q,
-    /// [`super::wf2q::Wf2q::hierarchical`] (H-WF2Q+, [`super::hwf2q`]).
+    /// [`super::wf2q::Wf2q::hierarchical`] (H-WF2Q+, see [`super::wf2q`]).
     Hwf2q,
     /// [`super::sced::Sced`].
     Sced,
