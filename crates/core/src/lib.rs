@@ -12,7 +12,8 @@
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
 //! * [`echo`]: user input quoted back in messages, cut to a readable length.
-//! * [`testing`]: the conformance harness every scheduler is run through.
+//! * `testing` (feature `testing`): the conformance harness every scheduler is run
+//!   through, and test fixtures.
 #![warn(missing_docs)]
 
 pub mod buffer;
@@ -23,6 +24,7 @@ pub mod port;
 pub mod pq;
 pub mod sched;
 pub mod stats;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod units;
 

@@ -21,7 +21,7 @@
 //!   packet: [`PollAt::Now`], [`PollAt::At`] a future instant, or [`PollAt::Idle`] (empty).
 //!   It must be honest: `Now` means `dequeue(now)` returns a packet; `At(t)` means
 //!   `dequeue` returns nothing before `t` unless a packet arrives in between; `Idle`
-//!   means no packet is queued. The conformance harness ([`crate::testing`]) checks it.
+//!   means no packet is queued. The conformance harness (`testing`) checks it.
 //! * [`Scheduler::remove_newest`] takes the most recently queued packet of a class out of
 //!   the discipline (used by push-out buffer policies, see [`crate::buffer`]).
 //!
