@@ -63,64 +63,20 @@ pub(crate) fn build(
         Form::Single(link) => reverse_link_def(ctx, link, tcp_flows),
         _ => None,
     };
-    let mut ack_hop = None;
-    let (nodes, links, layout) = match &doc.form {
-        Form::Single(link) => {
-            let nodes = SINGLE_NODES.iter().map(|&n| n.to_owned()).collect();
-            let built = build_link(ctx, link, SINGLE_LINK.to_owned(), default_scheduler);
-            let mut links: Vec<BuiltLink<'_>> = built
-                .map(|mut b| {
-                    b.from = Some(NodeId(0));
-                    b.to = Some(NodeId(1));
-                    b
-                })
-                .into_iter()
-                .collect();
-            if let Some(def) = &reverse_def
-                && let Some(mut b) = build_link(ctx, def, SINGLE_REVERSE_LINK.to_owned(), None)
-            {
-                b.from = Some(NodeId(1));
-                b.to = Some(NodeId(0));
-                b.notes.ack_path = true;
-                ack_hop = b.tree.id_of(ACK_CLASS).map(|class| Hop {
-                    link: LinkId(links.len() as u32),
-                    class,
-                });
-                links.push(b);
-            }
-            (nodes, links, Layout::SingleLink)
-        }
-        Form::Topology { nodes, links } => {
-            let names = unique(ctx, nodes, "node", "node");
-            let link_names: Vec<Sp<String>> = links.iter().filter_map(|l| l.name.clone()).collect();
-            unique(ctx, &link_names, "links", "link");
-            let built = links
-                .iter()
-                .filter_map(|l| {
-                    let name = l.name.as_ref()?.value.clone();
-                    let mut b = build_link(ctx, l, name, default_scheduler)?;
-                    b.from = endpoint(ctx, &names, l, l.from.as_ref(), "from");
-                    b.to = endpoint(ctx, &names, l, l.to.as_ref(), "to");
-                    if let (Some(f), Some(t)) = (b.from, b.to)
-                        && f == t
-                    {
-                        let span = l.to.as_ref().map_or(l.span.clone(), |t| t.span.clone());
-                        ctx.report(
-                            &span,
-                            &format!("{}.to", l.path),
-                            format!(
-                                "the link goes from node `{}` to itself",
-                                names[f.0 as usize]
-                            ),
-                            "give `to` another node",
-                        );
-                    }
-                    Some(b)
-                })
-                .collect();
-            (names, built, Layout::Topology)
-        }
-        Form::Broken => (Vec::new(), Vec::new(), Layout::SingleLink),
+    let Network {
+        nodes,
+        links,
+        layout,
+        ack_hop,
+    } = match &doc.form {
+        Form::Single(link) => single_link(ctx, link, reverse_def.as_ref(), default_scheduler),
+        Form::Topology { nodes, links } => topology(ctx, nodes, links, default_scheduler),
+        Form::Broken => Network {
+            nodes: Vec::new(),
+            links: Vec::new(),
+            layout: Layout::SingleLink,
+            ack_hop: None,
+        },
     };
     let flow_names: Vec<Sp<String>> = doc.flows.iter().filter_map(|f| f.name.clone()).collect();
     unique(ctx, &flow_names, "flow", "flow");
@@ -144,7 +100,115 @@ pub(crate) fn build(
     }
     let header = header?;
     let link_notes = links.iter().map(|b| b.notes.clone()).collect();
-    let config = SimConfig {
+    Some(Scenario {
+        name: header.name.as_ref()?.value.clone(),
+        description: header.description.clone(),
+        file: file.to_owned(),
+        layout,
+        config: sim_config(header, nodes, links, flows)?,
+        link_notes,
+    })
+}
+
+/// The nodes and links of a scenario, built.
+struct Network<'d> {
+    nodes: Vec<String>,
+    links: Vec<BuiltLink<'d>>,
+    layout: Layout,
+    /// The hop of the acknowledgements of a single-link file's TCP flows.
+    ack_hop: Option<Hop>,
+}
+
+/// The single-link form: nodes `src` and `dst`, the link between them, and the link
+/// back for acknowledgements when `reverse_def` is given.
+fn single_link<'d>(
+    ctx: &mut Ctx<'_>,
+    link: &'d LinkDef,
+    reverse_def: Option<&'d LinkDef>,
+    default_scheduler: Option<&Sp<SchedulerKind>>,
+) -> Network<'d> {
+    let nodes = SINGLE_NODES.iter().map(|&n| n.to_owned()).collect();
+    let built = build_link(ctx, link, SINGLE_LINK.to_owned(), default_scheduler);
+    let mut links: Vec<BuiltLink<'_>> = built
+        .map(|mut b| {
+            b.from = Some(NodeId(0));
+            b.to = Some(NodeId(1));
+            b
+        })
+        .into_iter()
+        .collect();
+    let mut ack_hop = None;
+    if let Some(def) = reverse_def
+        && let Some(mut b) = build_link(ctx, def, SINGLE_REVERSE_LINK.to_owned(), None)
+    {
+        b.from = Some(NodeId(1));
+        b.to = Some(NodeId(0));
+        b.notes.ack_path = true;
+        ack_hop = b.tree.id_of(ACK_CLASS).map(|class| Hop {
+            link: LinkId(links.len() as u32),
+            class,
+        });
+        links.push(b);
+    }
+    Network {
+        nodes,
+        links,
+        layout: Layout::SingleLink,
+        ack_hop,
+    }
+}
+
+/// The topology form: `[[node]]` and `[[links]]`, names unique, each link between two
+/// distinct declared nodes.
+fn topology<'d>(
+    ctx: &mut Ctx<'_>,
+    nodes: &[Sp<String>],
+    links: &'d [LinkDef],
+    default_scheduler: Option<&Sp<SchedulerKind>>,
+) -> Network<'d> {
+    let names = unique(ctx, nodes, "node", "node");
+    let link_names: Vec<Sp<String>> = links.iter().filter_map(|l| l.name.clone()).collect();
+    unique(ctx, &link_names, "links", "link");
+    let built = links
+        .iter()
+        .filter_map(|l| {
+            let name = l.name.as_ref()?.value.clone();
+            let mut b = build_link(ctx, l, name, default_scheduler)?;
+            b.from = endpoint(ctx, &names, l, l.from.as_ref(), "from");
+            b.to = endpoint(ctx, &names, l, l.to.as_ref(), "to");
+            if let (Some(f), Some(t)) = (b.from, b.to)
+                && f == t
+            {
+                let span = l.to.as_ref().map_or(l.span.clone(), |t| t.span.clone());
+                ctx.report(
+                    &span,
+                    &format!("{}.to", l.path),
+                    format!(
+                        "the link goes from node `{}` to itself",
+                        names[f.0 as usize]
+                    ),
+                    "give `to` another node",
+                );
+            }
+            Some(b)
+        })
+        .collect();
+    Network {
+        nodes: names,
+        links: built,
+        layout: Layout::Topology,
+        ack_hop: None,
+    }
+}
+
+/// The simulator's configuration of a scenario without problems.
+fn sim_config(
+    header: &Header,
+    nodes: Vec<String>,
+    links: Vec<BuiltLink<'_>>,
+    flows: Vec<FlowConfig>,
+) -> Option<SimConfig> {
+    Some(SimConfig {
         seed: header.seed,
         duration: header.duration.as_ref()?.value,
         nodes: nodes.into_iter().map(|name| NodeConfig { name }).collect(),
@@ -169,14 +233,6 @@ pub(crate) fn build(
             window: header.window.value,
             ..MeasureConfig::default()
         },
-    };
-    Some(Scenario {
-        name: header.name.as_ref()?.value.clone(),
-        description: header.description.clone(),
-        file: file.to_owned(),
-        layout,
-        config,
-        link_notes,
     })
 }
 
