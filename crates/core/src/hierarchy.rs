@@ -220,15 +220,6 @@ pub struct ClassTree {
     leaves: Vec<ClassId>,
 }
 
-/// A class's share by weight of its parent's rate: `rate · weight / weights` (`weights`:
-/// the sum of the weights of the class and its siblings), rounded down, at least
-/// 1 bit/s. The default rate of a class without one, wherever a discipline or a
-/// best-effort curve needs a rate (H-FSC's and FSC's default curves).
-pub fn weight_share(rate: Rate, weight: u32, weights: u64) -> Rate {
-    let r = u128::from(rate.0) * u128::from(weight) / u128::from(weights.max(1));
-    Rate(u64::try_from(r).unwrap_or(u64::MAX).max(1))
-}
-
 impl ClassTree {
     /// Builds and validates a tree. Returns every problem found, not just the first.
     pub fn build(link: LinkSpec, specs: Vec<ClassSpec>) -> Result<ClassTree, Vec<ConfigError>> {

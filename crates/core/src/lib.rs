@@ -8,6 +8,7 @@
 //! * [`units`]: [`Instant`], [`Duration`], [`Bytes`], [`Rate`] and tc-style parsing.
 //! * [`hierarchy`]: the validated class tree every scheduler is built from.
 //! * [`sched`]: the [`Scheduler`] contract and one module per discipline.
+//! * [`share`]: the default rate of a class that gives none, for every discipline.
 //! * [`buffer`]: buffer policies usable with any discipline.
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
@@ -23,6 +24,7 @@ pub mod hierarchy;
 pub mod port;
 pub mod pq;
 pub mod sched;
+pub mod share;
 pub mod stats;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

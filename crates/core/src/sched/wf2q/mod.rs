@@ -179,16 +179,16 @@ pub fn validate_hierarchical(tree: &ClassTree) -> Result<(), BuildError> {
 }
 
 fn flat_rates(tree: &ClassTree) -> Result<Vec<Rate>, BuildError> {
-    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|e| BuildError {
+    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|problems| BuildError {
         kind: SchedulerKind::Wf2q,
-        problems: vec![e],
+        problems,
     })
 }
 
 fn hierarchical_rates(tree: &ClassTree) -> Result<Vec<Rate>, BuildError> {
-    rates::hierarchical(tree).map_err(|e| BuildError {
+    rates::hierarchical(tree).map_err(|problems| BuildError {
         kind: SchedulerKind::Hwf2q,
-        problems: vec![e],
+        problems,
     })
 }
 
