@@ -72,12 +72,8 @@
 //! Linux, so the same competition resumed after a pause can interleave differently:
 //! with exact timing and equal packets each run of it locks into its own periodic
 //! pattern of turns. In the HLS paper's Experiment 3 (`linkshare repro hls-exp3`) the
-//! five ON periods give A between 425 and 467 Mbit/s. In an investigation with
-//! modified copies of the code (not a command of this repository), clearing the
-//! deficits at every pause made the periods identical, and so did 24 B of per-packet
-//! framing on the link (Ethernet's preamble, FCS and gap, which no qdisc counts; the
-//! `overhead` of a link), which breaks the phase locking as the timing noise of a real
-//! link would.
+//! five ON periods give A between 425 and 467 Mbit/s (`NOTES.md` records what makes
+//! them equal).
 //!
 //! # When (`poll_at`)
 //!
