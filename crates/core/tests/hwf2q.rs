@@ -133,7 +133,9 @@ fn every_class_without_a_share_is_named_once() {
         ],
     );
     for kind in [SchedulerKind::Hwf2q, SchedulerKind::Htb] {
-        let err = build::<TestPacket>(kind, &t).err().expect("no share for B, c");
+        let err = build::<TestPacket>(kind, &t)
+            .err()
+            .expect("no share for B, c");
         let named: Vec<&str> = err.problems.iter().map(|p| p.class.as_str()).collect();
         assert_eq!(named, ["B", "c"], "{kind}: {err}");
         assert!(err.problems.iter().all(|p| p.field == "rate"), "{err}");
