@@ -57,15 +57,21 @@ impl Ctx<'_> {
         });
     }
 
-    /// Records `problem`, found by a check that works on values read earlier (a class
-    /// tree built from the classes read, a default standing in for a value refused),
-    /// unless a problem was already reported for its field: the field's first problem
-    /// is its root cause, and one root cause gets one message.
-    pub(crate) fn push_derived(&mut self, problem: Problem) {
-        let reported =
-            problem.field.is_some() && self.problems.iter().any(|p| p.field == problem.field);
-        if !reported {
-            self.problems.push(problem);
+    /// Records `problems`, found by one check that works on values read earlier (a
+    /// class tree built from the classes read, a default standing in for a value
+    /// refused), except those about a field that already had a problem before this
+    /// check: that earlier problem is the root cause, and one root cause gets one
+    /// message. (Several problems of this check about one field are all kept.)
+    pub(crate) fn push_derived(&mut self, problems: impl IntoIterator<Item = Problem>) {
+        let before = self.problems.len();
+        for problem in problems {
+            let reported = problem.field.is_some()
+                && self.problems[..before]
+                    .iter()
+                    .any(|p| p.field == problem.field);
+            if !reported {
+                self.problems.push(problem);
+            }
         }
     }
 
@@ -78,12 +84,12 @@ impl Ctx<'_> {
         fix: impl Into<String>,
     ) {
         let origin = Some(self.origin(span));
-        self.push_derived(Problem {
+        self.push_derived([Problem {
             origin,
             field: Some(field.to_owned()),
             problem: problem.into(),
             fix: fix.into(),
-        });
+        }]);
     }
 
     /// Reads `v` as a table whose keys must be among `allowed`; reports the other keys.

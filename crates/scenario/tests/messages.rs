@@ -187,3 +187,31 @@ fn htb_warns_of_clamped_quanta() {
     let drr = text.replace("scheduler = \"htb\"", "scheduler = \"drr\"");
     assert!(load_in(&drr, Path::new(".")).unwrap().warnings().is_empty());
 }
+
+/// A derived check keeps every problem it finds about one field: H-FSC refuses an `rt`
+/// curve on a class with children and, separately, a convex `rt` curve with a sloped
+/// first segment; both are reported on the class's `rt`.
+#[test]
+fn a_check_reports_all_its_problems_about_one_field() {
+    let text = scenario(
+        "1s",
+        "scheduler = \"hfsc\"",
+        "rt = { m1 = \"1mbit\", d = \"10ms\", m2 = \"2mbit\" }",
+    )
+    .replace("class = \"a\"", "class = \"a1\"")
+    .replace(
+        "[[flow]]",
+        "[[class]]\nname = \"a1\"\nparent = \"a\"\n\n[[flow]]",
+    );
+    let ps = problems(&text);
+    let rt: Vec<&Problem> = ps
+        .iter()
+        .filter(|p| p.field.as_deref() == Some("class[0].rt"))
+        .collect();
+    assert_eq!(rt.len(), 2, "{ps:#?}");
+    assert!(
+        rt.iter().any(|p| p.problem.contains("also children")),
+        "{ps:#?}"
+    );
+    assert!(rt.iter().any(|p| p.problem.contains("convex")), "{ps:#?}");
+}

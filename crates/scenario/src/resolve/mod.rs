@@ -402,10 +402,11 @@ fn build_link<'d>(
     let tree = match ClassTree::build(link.clone(), specs.clone()) {
         Ok(tree) => tree,
         Err(errors) => {
-            for e in errors {
-                let problem = class_problem(def, &name, e);
-                ctx.push_derived(problem);
-            }
+            let problems: Vec<Problem> = errors
+                .into_iter()
+                .map(|e| class_problem(def, &name, e))
+                .collect();
+            ctx.push_derived(problems);
             return skeleton(def, name, link, &specs);
         }
     };
@@ -423,14 +424,19 @@ fn build_link<'d>(
         (None, None) => (SchedulerKind::Fifo, def.span.clone()),
     };
     if let Err(e) = SchedulerConfig::from(scheduler).validate(&tree) {
-        for p in e.problems {
-            let mut problem = class_problem(def, &name, p);
-            problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
-            if problem.origin.is_none() {
-                problem.origin = Some(ctx.origin(&span));
-            }
-            ctx.push_derived(problem);
-        }
+        let problems: Vec<Problem> = e
+            .problems
+            .into_iter()
+            .map(|p| {
+                let mut problem = class_problem(def, &name, p);
+                problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
+                if problem.origin.is_none() {
+                    problem.origin = Some(ctx.origin(&span));
+                }
+                problem
+            })
+            .collect();
+        ctx.push_derived(problems);
     }
     Some(BuiltLink {
         def,
@@ -501,10 +507,11 @@ fn with_best_effort(
     match ClassTree::build(link, specs) {
         Ok(t) => Some(t),
         Err(errors) => {
-            for e in errors {
-                let problem = class_problem(def, name, e);
-                ctx.push_derived(problem);
-            }
+            let problems: Vec<Problem> = errors
+                .into_iter()
+                .map(|e| class_problem(def, name, e))
+                .collect();
+            ctx.push_derived(problems);
             None
         }
     }
