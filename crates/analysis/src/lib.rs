@@ -5,6 +5,9 @@
 //! * [`admission`]: admission control for service curves (sums of `rt` curves below the
 //!   link, `ls` children within their parent, `ul` between `rt` and the link) and
 //!   H-FSC delay bounds (Thm. 2).
+//! * [`gps`]: the exact fluid GPS (bit-by-bit weighted round robin) of an arrival
+//!   trace: finish times, round number, active sets — the reference of the
+//!   fair-queueing schedulers.
 //! * [`bounds`]: fairness (alpha) and transmission-gap (gamma) bounds of HLS and HDRR
 //!   (Theorems 3–6).
 //! * [`maxmin`]: weighted max-min fair shares (HLS paper, Alg. 1) and hierarchical
@@ -14,5 +17,6 @@
 
 pub mod admission;
 pub mod bounds;
+pub mod gps;
 pub mod maxmin;
 pub mod quality;

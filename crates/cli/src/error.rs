@@ -35,6 +35,9 @@ pub enum Failure {
     /// `check` found the scenario not admissible (status 1); the message is the verdict,
     /// the findings were printed on stdout.
     Inadmissible(String),
+    /// `shape` could not start or run: missing capabilities, an interface, the metrics
+    /// address (status 2); the message says how to fix it.
+    Shape(String),
     /// A bug (status 1).
     Internal(String),
 }
@@ -49,7 +52,10 @@ impl Failure {
     pub fn exit_code(&self) -> u8 {
         match self {
             Failure::Internal(_) | Failure::Inadmissible(_) => 1,
-            Failure::Problems(_) | Failure::Io { .. } | Failure::Simulator(_) => 2,
+            Failure::Problems(_)
+            | Failure::Io { .. }
+            | Failure::Simulator(_)
+            | Failure::Shape(_) => 2,
         }
     }
 }
@@ -62,7 +68,7 @@ impl fmt::Display for Failure {
             Failure::Simulator(msg) => {
                 write!(f, "error: the simulator cannot run this scenario: {msg}")
             }
-            Failure::Inadmissible(msg) => write!(f, "{msg}"),
+            Failure::Inadmissible(msg) | Failure::Shape(msg) => write!(f, "{msg}"),
             Failure::Internal(msg) => write!(
                 f,
                 "internal error: {msg}; this is a bug in linkshare, please report it"

@@ -6,7 +6,7 @@
 //! comparisons run by `linkshare-repro`. Nothing here computes a result.
 //!
 //! * [`commands`]: `demo`, `run`, `compare`, `validate`, `alloc`, `bounds`, `check`,
-//!   `repro` — each its options and the few lines that call the libraries and print.
+//!   `repro`, `shape` — each its options and the few lines that call the libraries and print.
 //! * [`error`]: failures and exit statuses (0 success, 1 internal error or, for `check`,
 //!   not admissible, 2 bad input).
 #![warn(missing_docs)]
@@ -52,6 +52,10 @@ pub enum Command {
     Check(commands::check::CheckArgs),
     /// Reproduce a result of a paper (run without NAME to list them).
     Repro(commands::repro::ReproArgs),
+    /// Shape real traffic: a transparent bridge between two interfaces running a
+    /// discipline on the configuration's classes (needs CAP_NET_RAW and CAP_NET_ADMIN;
+    /// --check only validates).
+    Shape(commands::shape::ShapeArgs),
 }
 
 /// Runs the command line `args` (program name first) and returns the exit status.
@@ -98,5 +102,6 @@ fn dispatch(command: &Command) -> Result<(), Failure> {
         Command::Bounds(a) => commands::bounds::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Repro(a) => commands::repro::run(a),
+        Command::Shape(a) => commands::shape::run(a),
     }
 }

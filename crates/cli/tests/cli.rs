@@ -296,7 +296,11 @@ fn run_writes_exact_outputs() {
     );
     assert_eq!(flow["packets_sent"], 250);
 
-    assert_eq!(read("drops.csv").lines().count(), 1 + 5);
+    // A header, then one row per drop reason of the one class.
+    assert_eq!(
+        read("drops.csv").lines().count(),
+        1 + linkshare_core::DropReason::COUNT
+    );
     for svg in ["throughput.svg", "delay_cdf.svg", "backlog.svg"] {
         let s = read(svg);
         assert!(

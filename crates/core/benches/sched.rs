@@ -4,26 +4,37 @@
 //! class drawn from a cheap deterministic sequence and dequeues one packet, so the total
 //! backlog stays constant. Groups:
 //!
-//! * `bare`: the discipline's own type (static dispatch), no counters;
+//! * `bare`: the discipline's own type (static dispatch), no counters, on a flat tree;
+//! * `binary`: the hierarchical round-robin disciplines (HTB, HLS, HDRR) on a binary tree
+//!   of `n` leaves (HTB: as binary as its eight levels allow, see [`binary_tree`]);
 //! * `boxed`: `Box<dyn Scheduler>` from the registry, as the simulator holds it;
 //! * `qdisc`: the boxed discipline inside `Qdisc` (buffer checks and counters), to show
-//!   the wrapper's cost.
+//!   the wrapper's cost;
+//! * `round`: Keshav's exact round number alone, one arrival per packet time.
 //!
 //! Run: `cargo bench -p linkshare-core --bench sched`.
 
 use divan::Bencher;
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::curve::ServiceCurve;
+use linkshare_core::ds::bids::{PerConversation, Structure};
+use linkshare_core::hierarchy::Limit;
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use linkshare_core::sched::cbq::Cbq;
 use linkshare_core::sched::drr::Drr;
 use linkshare_core::sched::fifo::Fifo;
+use linkshare_core::sched::fsc::Fsc;
 use linkshare_core::sched::hdrr::Hdrr;
 use linkshare_core::sched::hfsc::Hfsc;
 use linkshare_core::sched::hls::Hls;
+use linkshare_core::sched::htb::Htb;
+use linkshare_core::sched::keshav::round::RoundNumber;
+use linkshare_core::sched::keshav::{Keshav, KeshavConfig};
+use linkshare_core::sched::pfq::{Flavor, Pfq};
 use linkshare_core::sched::prio::Prio;
 use linkshare_core::sched::sced::Sced;
 use linkshare_core::sched::wf2q::Wf2q;
-use linkshare_core::sched::{Scheduler, SchedulerKind, build};
+use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::TestPacket;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use linkshare_core::{Enqueue, Qdisc};
@@ -59,17 +70,92 @@ impl Sequence {
         self.0
     }
 
-    /// A leaf id in `1..=n` and a length in `64..=1087` bytes.
+    /// A leaf of `leaves` (of `n`) and a length in `64..=1087` bytes.
     #[inline]
-    fn arrival(&mut self, n: usize) -> (ClassId, u32) {
+    fn arrival(&mut self, n: usize, leaves: impl Leaves) -> (ClassId, u32) {
         let x = self.next();
-        let class = 1 + ((u128::from(x) * n as u128) >> 64) as u32;
-        (ClassId(class), 64 + ((x >> 20) & 1023) as u32)
+        let leaf = ((u128::from(x) * n as u128) >> 64) as u32;
+        (leaves.id(leaf), 64 + ((x >> 20) & 1023) as u32)
+    }
+}
+
+/// The leaves of a benchmark's tree, by index `0..n`.
+trait Leaves: Copy {
+    fn id(self, i: u32) -> ClassId;
+}
+
+/// The leaves of [`tree`] (and [`rt_tree`]): ids `1..=n`.
+#[derive(Clone, Copy)]
+struct Flat;
+
+impl Leaves for Flat {
+    #[inline]
+    fn id(self, i: u32) -> ClassId {
+        ClassId(i + 1)
+    }
+}
+
+/// The leaves of any tree, as [`ClassTree::leaves`] lists them.
+impl Leaves for &[ClassId] {
+    #[inline]
+    fn id(self, i: u32) -> ClassId {
+        self[i as usize]
     }
 }
 
 fn tree(n: usize) -> ClassTree {
     ClassTree::flat(Rate::from_gbit(10), n)
+}
+
+/// `kind` with its default settings; Keshav FQ (which keeps its own buffer) with
+/// `structure` and a buffer that holds the whole backlog, so that nothing is dropped.
+fn config(kind: SchedulerKind, n: usize, structure: Structure) -> SchedulerConfig {
+    match kind {
+        SchedulerKind::Keshav => SchedulerConfig::Keshav(keshav_config(n, structure)),
+        k => k.into(),
+    }
+}
+
+fn keshav_config(n: usize, structure: Structure) -> KeshavConfig {
+    KeshavConfig {
+        limit: Limit::Packets(n as u64 * u64::from(PER_CLASS) + 1),
+        structure,
+        ..KeshavConfig::default()
+    }
+}
+
+/// Numbers of leaves of the `binary` benchmarks.
+const LEAVES: &[usize] = &[1_000, 100_000];
+
+/// A tree of `n` leaves under a link of [`tree`]'s rate: the root's children split the
+/// leaves in halves, recursively, so that the tree is binary and `ceil(log2 n)` levels
+/// deep — except that at depth `max_depth` a class takes all the leaves of its part as
+/// its children (HTB allows 8 levels, the link included: `max_depth` 6 puts the leaves
+/// at depth 7). Classes have no parameters: every class gets the defaults (equal
+/// weights; for HTB, half its parent's rate).
+fn binary_tree(n: usize, max_depth: u32) -> ClassTree {
+    fn split(specs: &mut Vec<ClassSpec>, parent: Option<&str>, n: usize, depth: u32, max: u32) {
+        if n == 1 || depth == max {
+            for _ in 0..n {
+                let name = format!("c{}", specs.len());
+                specs.push(ClassSpec::new(&name, parent));
+            }
+            return;
+        }
+        for part in [n.div_ceil(2), n / 2] {
+            let name = format!("c{}", specs.len());
+            specs.push(ClassSpec::new(&name, parent));
+            split(specs, Some(&name), part, depth + 1, max);
+        }
+    }
+    let mut specs = Vec::new();
+    split(&mut specs, None, n, 0, max_depth);
+    let link = LinkSpec {
+        name: "link".into(),
+        rate: tree(1).link_rate(),
+        origin: None,
+    };
+    ClassTree::build(link, specs).expect("binary trees are valid")
 }
 
 /// A flat tree like [`tree`] where every class has `rt = ls = linear(C / n)`: H-FSC's
@@ -93,15 +179,15 @@ fn rt_tree(n: usize) -> ClassTree {
     ClassTree::build(link, specs).expect("shares fit the link")
 }
 
-/// Fills every class with [`PER_CLASS`] packets through `enqueue`.
-fn fill(n: usize, mut enqueue: impl FnMut(ClassId, TestPacket)) {
+/// Fills every leaf with [`PER_CLASS`] packets through `enqueue`.
+fn fill(n: usize, leaves: impl Leaves, mut enqueue: impl FnMut(ClassId, TestPacket)) {
     let mut seq = Sequence(42);
     let mut id = 0;
-    for c in 1..=n as u32 {
+    for c in 0..n as u32 {
         for _ in 0..PER_CLASS {
-            let (_, len) = seq.arrival(n);
+            let (_, len) = seq.arrival(n, leaves);
             id += 1;
-            enqueue(ClassId(c), TestPacket { id, len });
+            enqueue(leaves.id(c), TestPacket { id, len });
         }
     }
 }
@@ -113,11 +199,21 @@ fn warm_up<O>(n: usize, mut f: impl FnMut() -> O) {
     }
 }
 
-/// Benchmarks pairs on a bare scheduler.
-fn pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S) {
+/// Benchmarks pairs on a bare scheduler built for [`tree`]`(n)`.
+fn pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, s: S) {
+    pairs_in(bencher, n, Flat, s);
+}
+
+/// Benchmarks pairs on a bare scheduler whose tree has the `n` leaves `leaves`.
+fn pairs_in<S: Scheduler<TestPacket>>(
+    bencher: Bencher<'_, '_>,
+    n: usize,
+    leaves: impl Leaves,
+    mut s: S,
+) {
     let now = Instant::ZERO;
     let mut evicted = Vec::new();
-    fill(n, |c, p| {
+    fill(n, leaves, |c, p| {
         assert!(matches!(
             s.enqueue(now, c, p, &mut evicted),
             Enqueue::Queued
@@ -125,7 +221,7 @@ fn pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S)
     });
     let mut seq = Sequence(7);
     let mut pair = move || {
-        let (class, len) = seq.arrival(n);
+        let (class, len) = seq.arrival(n, leaves);
         let verdict = s.enqueue(now, class, TestPacket { id: 0, len }, &mut evicted);
         debug_assert!(matches!(verdict, Enqueue::Queued));
         s.dequeue(now).map(|d| d.pkt.len)
@@ -136,13 +232,24 @@ fn pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S)
 
 /// Like [`pairs`], but the clock advances by each dequeued packet's transmission time at
 /// the link rate of [`tree`], as behind a busy link, so that time-driven decisions (H-FSC's
-/// eligible times) happen as they would in a run. Transmission times come from a table.
-fn paced_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S) {
+/// eligible times, HTB's tokens) happen as they would in a run. Transmission times come
+/// from a table.
+fn paced_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, s: S) {
+    paced_pairs_in(bencher, n, Flat, s);
+}
+
+/// [`paced_pairs`] on a scheduler whose tree has the `n` leaves `leaves`.
+fn paced_pairs_in<S: Scheduler<TestPacket>>(
+    bencher: Bencher<'_, '_>,
+    n: usize,
+    leaves: impl Leaves,
+    mut s: S,
+) {
     let rate = tree(1).link_rate();
     let tx: Vec<Duration> = (0..=1087).map(|len| rate.tx_time(Bytes(len))).collect();
     let mut now = Instant::ZERO;
     let mut evicted = Vec::new();
-    fill(n, |c, p| {
+    fill(n, leaves, |c, p| {
         assert!(matches!(
             s.enqueue(now, c, p, &mut evicted),
             Enqueue::Queued
@@ -150,7 +257,7 @@ fn paced_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut
     });
     let mut seq = Sequence(7);
     let mut pair = move || {
-        let (class, len) = seq.arrival(n);
+        let (class, len) = seq.arrival(n, leaves);
         let verdict = s.enqueue(now, class, TestPacket { id: 0, len }, &mut evicted);
         debug_assert!(matches!(verdict, Enqueue::Queued));
         let d = s.dequeue(now)?;
@@ -189,10 +296,33 @@ mod bare {
         pairs(bencher, n, Hdrr::new(&tree(n)).expect("flat trees build"));
     }
 
+    /// tc's defaults (`HtbParams`): every leaf `rate = 10 Gbit/s / n`, `ceil` = the
+    /// link rate. Paced at the link rate: with a fixed clock the ceiling buckets would run
+    /// dry after a few thousand packets.
+    #[divan::bench(args = CLASSES)]
+    fn htb(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(bencher, n, Htb::new(&tree(n)).expect("flat trees build"));
+    }
+
+    /// Default settings (no bounded class), paced at the link rate (CBQ's estimators
+    /// measure idle time against the clock). Not run with 100 000 classes: with every
+    /// class overlimit most of the time, a dequeue scans the round-robin of its priority
+    /// (as Linux's CBQ did), about 0.1 ms per pair at 10 000 classes.
+    #[divan::bench(args = &CLASSES[..4])]
+    fn cbq(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(bencher, n, Cbq::new(&tree(n)));
+    }
+
     /// Default curves: link-sharing only (`ls` = equal shares).
     #[divan::bench(args = CLASSES)]
     fn hfsc(bencher: Bencher<'_, '_>, n: usize) {
         pairs(bencher, n, Hfsc::new(&tree(n)).expect("flat trees build"));
+    }
+
+    /// Default curves (equal shares), link-sharing on a flat tree.
+    #[divan::bench(args = CLASSES)]
+    fn fsc(bencher: Bencher<'_, '_>, n: usize) {
+        pairs(bencher, n, Fsc::new(&tree(n)));
     }
 
     /// `rt = ls` on every class, paced at the link rate: both criteria at work.
@@ -241,17 +371,106 @@ mod bare {
             Sced::virtual_clock(&tree(n)).expect("flat trees build"),
         );
     }
+
+    /// Keshav FQ with PERC, paced at the link rate: the exact round number moves and
+    /// conversations leave and re-enter the fluid system.
+    #[divan::bench(args = CLASSES)]
+    fn keshav(bencher: Bencher<'_, '_>, n: usize) {
+        let config = keshav_config(n, Structure::Perc);
+        let k = Keshav::<TestPacket, PerConversation<TestPacket>>::new(&tree(n), &config);
+        paced_pairs(bencher, n, k.expect("flat trees build"));
+    }
+
+    /// WFQ (exact GPS virtual time), paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn wfq(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Pfq::new(Flavor::Wfq, &tree(n)).expect("flat trees build"),
+        );
+    }
+
+    /// SCFQ, paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn scfq(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Pfq::new(Flavor::Scfq, &tree(n)).expect("flat trees build"),
+        );
+    }
+
+    /// STFQ, paced at the link rate.
+    #[divan::bench(args = CLASSES)]
+    fn stfq(bencher: Bencher<'_, '_>, n: usize) {
+        paced_pairs(
+            bencher,
+            n,
+            Pfq::new(Flavor::Stfq, &tree(n)).expect("flat trees build"),
+        );
+    }
+}
+
+/// The exact round number alone: one arrival per packet time at the link rate, to a
+/// conversation drawn from the sequence, with `n` conversations; conversations leave
+/// the fluid system and re-enter it (iterated deletion at work). Amortised O(log n).
+mod round {
+    use super::*;
+
+    #[divan::bench(args = CLASSES)]
+    fn arrival(bencher: Bencher<'_, '_>, n: usize) {
+        let rate = tree(1).link_rate();
+        let mut r = RoundNumber::new(rate, vec![1; n + 1]);
+        let tx: Vec<Duration> = (0..=1087).map(|len| rate.tx_time(Bytes(len))).collect();
+        let mut seq = Sequence(7);
+        let mut now = Instant::ZERO;
+        let mut arrive = move || {
+            let (class, len) = seq.arrival(n, Flat);
+            now += tx[len as usize];
+            r.arrive(now, class.0, u64::from(len)).finish
+        };
+        warm_up(n, &mut arrive);
+        bencher.bench_local(arrive);
+    }
+}
+
+mod binary {
+    use super::*;
+
+    /// As `bare::htb`, on [`binary_tree`] with the leaves at depth 7 at most (HTB's
+    /// limit); each class's default rate is half its parent's.
+    #[divan::bench(args = LEAVES)]
+    fn htb(bencher: Bencher<'_, '_>, n: usize) {
+        let tree = binary_tree(n, 6);
+        let htb = Htb::new(&tree).expect("7 levels below the link fit");
+        paced_pairs_in(bencher, n, tree.leaves(), htb);
+    }
+
+    #[divan::bench(args = LEAVES)]
+    fn hls(bencher: Bencher<'_, '_>, n: usize) {
+        let tree = binary_tree(n, u32::MAX);
+        pairs_in(bencher, n, tree.leaves(), Hls::new(&tree));
+    }
+
+    #[divan::bench(args = LEAVES)]
+    fn hdrr(bencher: Bencher<'_, '_>, n: usize) {
+        let tree = binary_tree(n, u32::MAX);
+        let hdrr = Hdrr::new(&tree).expect("binary trees build");
+        pairs_in(bencher, n, tree.leaves(), hdrr);
+    }
 }
 
 mod boxed {
     use super::*;
 
     fn boxed(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize) {
-        pairs(
-            bencher,
-            n,
-            build::<TestPacket>(kind, &tree(n)).expect("flat trees build"),
-        );
+        boxed_with(bencher, kind, n, Structure::Perc);
+    }
+
+    fn boxed_with(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize, s: Structure) {
+        let sched = config(kind, n, s).build::<TestPacket>(&tree(n));
+        pairs(bencher, n, sched.expect("flat trees build"));
     }
 
     #[divan::bench(args = CLASSES)]
@@ -268,6 +487,33 @@ mod boxed {
     fn drr(bencher: Bencher<'_, '_>, n: usize) {
         boxed(bencher, SchedulerKind::Drr, n);
     }
+
+    /// Keshav FQ with PERC (the speed target).
+    #[divan::bench(args = CLASSES)]
+    fn keshav(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Keshav, n);
+    }
+
+    /// Keshav FQ with HEAP, for comparison.
+    #[divan::bench(args = CLASSES)]
+    fn keshav_heap(bencher: Bencher<'_, '_>, n: usize) {
+        boxed_with(bencher, SchedulerKind::Keshav, n, Structure::Heap);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn wfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Wfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn scfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Scfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn stfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Stfq, n);
+    }
 }
 
 mod qdisc {
@@ -275,13 +521,17 @@ mod qdisc {
 
     fn through_qdisc(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize) {
         let tree = tree(n);
-        let sched = build::<TestPacket>(kind, &tree).expect("flat trees build");
-        let mut q = Qdisc::new(&tree, sched, BufferConfig::default());
+        let sched = config(kind, n, Structure::Perc).build::<TestPacket>(&tree);
+        let mut q = Qdisc::new(
+            &tree,
+            sched.expect("flat trees build"),
+            BufferConfig::default(),
+        );
         let now = Instant::ZERO;
-        fill(n, |c, p| assert!(q.enqueue(now, c, p, |_| {})));
+        fill(n, Flat, |c, p| assert!(q.enqueue(now, c, p, |_| {})));
         let mut seq = Sequence(7);
         let mut pair = move || {
-            let (class, len) = seq.arrival(n);
+            let (class, len) = seq.arrival(n, Flat);
             let queued = q.enqueue(now, class, TestPacket { id: 0, len }, |_| {});
             debug_assert!(queued);
             q.dequeue(now).map(|d| d.pkt.len)
@@ -303,5 +553,25 @@ mod qdisc {
     #[divan::bench(args = CLASSES)]
     fn drr(bencher: Bencher<'_, '_>, n: usize) {
         through_qdisc(bencher, SchedulerKind::Drr, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn keshav(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Keshav, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn wfq(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Wfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn scfq(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Scfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn stfq(bencher: Bencher<'_, '_>, n: usize) {
+        through_qdisc(bencher, SchedulerKind::Stfq, n);
     }
 }

@@ -8,6 +8,8 @@
 //! * [`units`]: [`Instant`], [`Duration`], [`Bytes`], [`Rate`] and tc-style parsing.
 //! * [`hierarchy`]: the validated class tree every scheduler is built from.
 //! * [`sched`]: the [`Scheduler`] contract and one module per discipline.
+//! * [`ds`]: the data structures the disciplines are built from (heaps, sets, rings,
+//!   per-class queues).
 //! * [`share`]: the default rate of a class that gives none, for every discipline.
 //! * [`buffer`]: buffer policies usable with any discipline.
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
@@ -19,10 +21,10 @@
 
 pub mod buffer;
 pub mod curve;
+pub mod ds;
 pub mod echo;
 pub mod hierarchy;
 pub mod port;
-pub mod pq;
 pub mod sched;
 pub mod share;
 pub mod stats;

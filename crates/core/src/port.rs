@@ -11,7 +11,7 @@
 
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::sched::{Dequeued, Dropped, Packet, PollAt, Scheduler, len_of};
-use crate::stats::Qdisc;
+use crate::stats::{Counters, Qdisc};
 use crate::units::{Bytes, Instant, Rate};
 
 /// What [`EgressPort::transmit`] did.
@@ -87,6 +87,31 @@ impl<P: Packet, S: Scheduler<P>> EgressPort<P, S> {
         on_drop: impl FnMut(Dropped<P>),
     ) -> bool {
         self.qdisc.enqueue(now, class, pkt, on_drop)
+    }
+
+    /// Counts an arrival the driver could not buffer; see [`Qdisc::refuse`].
+    pub fn refuse(&mut self, class: ClassId, len: Bytes, reason: crate::sched::DropReason) {
+        self.qdisc.refuse(class, len, reason);
+    }
+
+    /// Replaces the qdisc, line rate and overhead by a new configuration's at `now`,
+    /// keeping the packet on the wire (`busy_until` is unchanged): `qdisc` takes over the
+    /// old qdisc's classes, counters and queued packets as [`Qdisc::take_over`] says,
+    /// with `map` from the old class ids to the new. Returns the final counters of the
+    /// removed classes (ids of the old tree); their queued packets went to `on_drop`.
+    pub fn reconfigure(
+        &mut self,
+        now: Instant,
+        qdisc: Qdisc<P, S>,
+        rate: Rate,
+        overhead: Bytes,
+        map: impl Fn(ClassId) -> Option<ClassId>,
+        on_drop: impl FnMut(Dropped<P>),
+    ) -> Vec<(ClassId, Counters)> {
+        let old = core::mem::replace(&mut self.qdisc, qdisc);
+        self.rate = rate;
+        self.overhead = overhead;
+        self.qdisc.take_over(now, old, map, on_drop)
     }
 
     /// Starts the next packet if the link is free and the scheduler releases one.

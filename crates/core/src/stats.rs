@@ -20,8 +20,8 @@
 //! to a class that can hold packets, or not packets the class accepts at all.
 
 use crate::buffer::{BufferConfig, Overflow};
+use crate::ds::IndexedHeap;
 use crate::hierarchy::{ClassId, ClassTree, Limit};
-use crate::pq::IndexedHeap;
 use crate::sched::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler, len_of};
 use crate::units::{Bytes, Instant};
 
@@ -45,6 +45,10 @@ impl Count {
         self.packets -= 1;
         self.bytes -= len.0;
     }
+    fn add_count(&mut self, other: Count) {
+        self.packets += other.packets;
+        self.bytes += other.bytes;
+    }
 }
 
 /// Counters of one class (or of the whole qdisc).
@@ -65,6 +69,24 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// Adds every counter of `other` to these.
+    pub fn add_all(&mut self, other: &Counters) {
+        self.arrived.add_count(other.arrived);
+        self.enqueued.add_count(other.enqueued);
+        self.dequeued.add_count(other.dequeued);
+        self.queued.add_count(other.queued);
+        for (a, b) in self
+            .dropped_on_arrival
+            .iter_mut()
+            .zip(&other.dropped_on_arrival)
+        {
+            a.add_count(*b);
+        }
+        for (a, b) in self.evicted.iter_mut().zip(&other.evicted) {
+            a.add_count(*b);
+        }
+    }
+
     /// All drops (on arrival and evictions) of `reason`.
     pub fn dropped(&self, reason: DropReason) -> Count {
         let (a, e) = (
@@ -88,7 +110,9 @@ impl Counters {
         })
     }
 
-    fn check(&self, what: &str) -> Result<(), String> {
+    /// Checks the two conservation identities of these counters (see the
+    /// [module docs](self)); `what` names them in the message.
+    pub fn check_identities(&self, what: &str) -> Result<(), String> {
         let sum = |cs: &[Count; DropReason::COUNT]| {
             cs.iter()
                 .fold((0, 0), |(p, b), c| (p + c.packets, b + c.bytes))
@@ -236,6 +260,99 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
         queued
     }
 
+    /// Counts an arrival of `len` bytes to `class` that the driver refused before it
+    /// could offer it: it had no buffer to hold the packet ([`DropReason::NoBuffer`], the
+    /// shaper's frame pool exhausted). The arrival is counted as arrived and dropped on
+    /// arrival with `reason`, exactly as if [`Qdisc::enqueue`] had refused it, so the
+    /// conservation identities keep holding; the discipline is not told (as in Linux,
+    /// where a packet that could not be buffered never reaches the qdisc). A class that
+    /// is not in the tree is counted in the total only, as in `enqueue`.
+    pub fn refuse(&mut self, class: ClassId, len: Bytes, reason: DropReason) {
+        self.total.arrived.add(len);
+        self.total.dropped_on_arrival[reason.index()].add(len);
+        if let Some(c) = self.per_class.get_mut(class.index()) {
+            c.arrived.add(len);
+            c.dropped_on_arrival[reason.index()].add(len);
+        }
+    }
+
+    /// Takes over everything `old` holds, at a reconfiguration: this qdisc is the new
+    /// configuration's and must not have seen any packet yet.
+    ///
+    /// Every class `c` of `old` that `map(c)` names in this qdisc, where both are leaves
+    /// or both are interior classes, keeps its counters and its queued packets: its
+    /// counters become the new class's, and its queued packets (taken out of the old
+    /// discipline with [`Scheduler::remove_newest`]) are offered again, oldest first, to
+    /// the new class at `now` through [`Qdisc::enqueue`] — so a packet the new
+    /// configuration's limits refuse is dropped with the usual reason, handed to
+    /// `on_drop`, and the counters never count a moved packet twice (the moved packets
+    /// are taken out of the carried `arrived` and `enqueued` before they are offered
+    /// again). The new discipline starts from its initial state: the moved packets are
+    /// new arrivals to it (their virtual times, tokens or deadlines are not carried).
+    ///
+    /// Every other class of `old` is removed: its queued packets are dropped with
+    /// [`DropReason::Reconfigured`] (evicted, handed to `on_drop`), and its final
+    /// counters are returned with its id in `old`, in id order, for every such class
+    /// that ever saw a packet. `old`'s total is not carried: this qdisc's total is the
+    /// sum of the carried classes' counters (plus the moved packets' new fates), and the
+    /// returned counters hold the rest, so the two together still obey the identities.
+    ///
+    /// Allocates (a reconfiguration is not on the packet path).
+    pub fn take_over<S2: Scheduler<P>>(
+        &mut self,
+        now: Instant,
+        mut old: Qdisc<P, S2>,
+        map: impl Fn(ClassId) -> Option<ClassId>,
+        mut on_drop: impl FnMut(Dropped<P>),
+    ) -> Vec<(ClassId, Counters)> {
+        let mut removed = Vec::new();
+        for i in 0..old.per_class.len() {
+            let class = ClassId(i as u32);
+            let mut queued = Vec::new();
+            while let Some(pkt) = old.sched.remove_newest(class) {
+                queued.push(pkt);
+            }
+            queued.reverse();
+            let mut counters = core::mem::take(&mut old.per_class[i]);
+            let target = map(class).filter(|&n| {
+                self.admission
+                    .get(n.index())
+                    .is_some_and(|a| a.is_leaf == old.admission[i].is_leaf)
+            });
+            match target {
+                Some(new) => {
+                    for pkt in &queued {
+                        let len = len_of(pkt);
+                        counters.queued.sub(len);
+                        counters.enqueued.sub(len);
+                        counters.arrived.sub(len);
+                    }
+                    self.total.add_all(&counters);
+                    self.per_class[new.index()] = counters;
+                    for pkt in queued {
+                        self.enqueue(now, new, pkt, &mut on_drop);
+                    }
+                }
+                None => {
+                    for pkt in queued {
+                        let len = len_of(&pkt);
+                        counters.queued.sub(len);
+                        counters.evicted[DropReason::Reconfigured.index()].add(len);
+                        on_drop(Dropped {
+                            pkt,
+                            class,
+                            reason: DropReason::Reconfigured,
+                        });
+                    }
+                    if counters.arrived.packets > 0 {
+                        removed.push((class, counters));
+                    }
+                }
+            }
+        }
+        removed
+    }
+
     /// The next packet the scheduler releases at `now`.
     #[must_use = "a dequeued packet must be sent or accounted for"]
     pub fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
@@ -277,9 +394,9 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
 
     /// Checks the conservation identities per class and in total.
     pub fn check_conservation(&self) -> Result<(), String> {
-        self.total.check("total")?;
+        self.total.check_identities("total")?;
         for (i, c) in self.per_class.iter().enumerate() {
-            c.check(&format!("class {i}"))?;
+            c.check_identities(&format!("class {i}"))?;
         }
         Ok(())
     }

@@ -7,8 +7,10 @@ use std::cell::Cell;
 
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::curve::ServiceCurve;
+use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, Limit, LinkSpec};
-use linkshare_core::sched::{SchedulerKind, build};
+use linkshare_core::sched::keshav::{DEFAULT_LIMIT, KeshavConfig};
+use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::{Op, Report, TestPacket, check};
 use linkshare_core::units::{Bytes, Duration, Rate};
 use proptest::prelude::*;
@@ -167,6 +169,21 @@ fn tree_of(flat: bool, gens: &[ClassGen]) -> ClassTree {
     ClassTree::build(link, specs(flat, gens)).expect("generated trees are valid")
 }
 
+/// The settings `kind` runs a case with: its defaults, except for a discipline that
+/// keeps its own buffer, which gets the case's shared limit (the qdisc ignores it for
+/// such a discipline) and settings varied by the case.
+fn config_for(kind: SchedulerKind, buffer: &BufferConfig, gens: &[ClassGen]) -> SchedulerConfig {
+    match kind {
+        SchedulerKind::Keshav => SchedulerConfig::Keshav(KeshavConfig {
+            limit: buffer.shared.unwrap_or(DEFAULT_LIMIT),
+            structure: Structure::ALL[gens.len() % Structure::ALL.len()],
+            delta: Bytes(gens.len() as u64 % 3 * 1500),
+            deltas: Vec::new(),
+        }),
+        k => k.into(),
+    }
+}
+
 /// The summed reports of one discipline's cases and how many cases it could be built
 /// for, or the failure.
 type Outcome = Result<(Report, u32), String>;
@@ -188,7 +205,7 @@ fn conform(kind: SchedulerKind) -> Outcome {
     runner
         .run(&case(), |(flat, gens, buffer, ops)| {
             let tree = tree_of(flat, &gens);
-            let Ok(sched) = build::<TestPacket>(kind, &tree) else {
+            let Ok(sched) = config_for(kind, &buffer, &gens).build::<TestPacket>(&tree) else {
                 return Ok(());
             };
             built.set(built.get() + 1);

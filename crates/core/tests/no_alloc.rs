@@ -16,9 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use linkshare_core::Qdisc;
 use linkshare_core::buffer::{BufferConfig, Overflow};
+use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
-use linkshare_core::sched::{Scheduler, SchedulerKind, build};
+use linkshare_core::sched::keshav::KeshavConfig;
+use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::TestPacket;
 use linkshare_core::units::{Bytes, Instant, Rate};
 
@@ -155,16 +157,52 @@ fn warm_up(q: &mut Qdisc<TestPacket, Boxed>, traffic: &mut Traffic) {
     }
 }
 
-fn qdisc(kind: SchedulerKind, tree: &ClassTree, buffer: BufferConfig) -> Qdisc<TestPacket, Boxed> {
-    let sched = build::<TestPacket>(kind, tree).expect("every kind builds for a flat tree");
+/// Every discipline with its default settings; Keshav FQ, which keeps its own buffer,
+/// once per structure, its buffer sized like `buffer`'s shared limit (or to hold the
+/// warm-up's peak).
+fn configs(buffer: BufferConfig) -> Vec<SchedulerConfig> {
+    let mut all: Vec<SchedulerConfig> = SchedulerKind::ALL
+        .iter()
+        .filter(|&&k| k != SchedulerKind::Keshav)
+        .map(|&k| k.into())
+        .collect();
+    let limit = buffer
+        .shared
+        .unwrap_or(Limit::Packets(u64::from(PEAK) * CLASSES as u64));
+    for structure in Structure::ALL {
+        all.push(SchedulerConfig::Keshav(KeshavConfig {
+            limit,
+            structure,
+            ..KeshavConfig::default()
+        }));
+    }
+    all
+}
+
+fn qdisc(
+    config: &SchedulerConfig,
+    tree: &ClassTree,
+    buffer: BufferConfig,
+) -> Qdisc<TestPacket, Boxed> {
+    let sched = config
+        .build::<TestPacket>(tree)
+        .expect("every kind builds for a flat tree");
     Qdisc::new(tree, sched, buffer)
+}
+
+fn describe(config: &SchedulerConfig) -> String {
+    match config {
+        SchedulerConfig::Keshav(k) => format!("keshav/{}", k.structure.name()),
+        c => c.kind().to_string(),
+    }
 }
 
 #[test]
 fn qdisc_pairs_do_not_allocate() {
     let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
-    for &kind in SchedulerKind::ALL {
-        let mut q = qdisc(kind, &tree, BufferConfig::default());
+    for config in configs(BufferConfig::default()) {
+        let kind = describe(&config);
+        let mut q = qdisc(&config, &tree, BufferConfig::default());
         let mut traffic = Traffic::new();
         warm_up(&mut q, &mut traffic);
         let mut now = Instant::ZERO;
@@ -202,8 +240,9 @@ fn push_out_does_not_allocate() {
         shared: Some(shared),
         overflow: Overflow::PushOutLongest,
     };
-    for &kind in SchedulerKind::ALL {
-        let mut q = qdisc(kind, &tree, buffer);
+    for config in configs(buffer) {
+        let kind = describe(&config);
+        let mut q = qdisc(&config, &tree, buffer);
         let mut traffic = Traffic::new();
         warm_up(&mut q, &mut traffic);
         let mut drops = 0u32;
@@ -230,8 +269,9 @@ fn push_out_does_not_allocate() {
 #[test]
 fn egress_port_does_not_allocate() {
     let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
-    for &kind in SchedulerKind::ALL {
-        let mut q = qdisc(kind, &tree, BufferConfig::default());
+    for config in configs(BufferConfig::default()) {
+        let kind = describe(&config);
+        let mut q = qdisc(&config, &tree, BufferConfig::default());
         let mut traffic = Traffic::new();
         warm_up(&mut q, &mut traffic);
         let mut port = EgressPort::new(q, tree.link_rate(), Bytes(24));

@@ -49,17 +49,7 @@ pub fn describe(s: &Scenario) -> String {
             link.overhead,
             link.scheduler.kind()
         );
-        let mut lines = Vec::new();
-        tree(&mut lines, &link.classes, ClassId::ROOT, "  ", "");
-        let width = lines
-            .iter()
-            .map(|(l, _)| l.chars().count())
-            .max()
-            .unwrap_or(0);
-        for (label, params) in lines {
-            let line = format!("{label:<width$}  {params}");
-            let _ = writeln!(out, "{}", line.trim_end());
-        }
+        out.push_str(&class_tree(&link.classes));
     }
     let _ = writeln!(out, "\nflows:");
     // The single-link form's acknowledgement link does not make it a topology.
@@ -96,6 +86,24 @@ pub fn describe(s: &Scenario) -> String {
                 hops(&f.reverse)
             );
         }
+    }
+    out
+}
+
+/// A class tree drawn as a tree, one class per line with its parameters, indented by
+/// two spaces.
+pub fn class_tree(t: &ClassTree) -> String {
+    let mut lines = Vec::new();
+    tree(&mut lines, t, ClassId::ROOT, "  ", "");
+    let width = lines
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (label, params) in lines {
+        let line = format!("{label:<width$}  {params}");
+        let _ = writeln!(out, "{}", line.trim_end());
     }
     out
 }

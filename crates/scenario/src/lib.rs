@@ -27,6 +27,7 @@ mod format;
 mod problem;
 mod reader;
 mod resolve;
+pub mod shaper;
 pub mod trace;
 
 use std::path::Path;
@@ -45,6 +46,9 @@ pub use best_effort::BestEffort;
 pub use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 pub use resolve::{ACK_CLASS, SINGLE_REVERSE_LINK};
+pub use shaper::{
+    Interfaces, PacingMode, ShaperConfig, ShaperSettings, load_shaper_file, load_shaper_str,
+};
 
 use problem::LineIndex;
 use reader::{Ctx, Table};
@@ -205,15 +209,24 @@ impl Scenario {
 /// directory). I/O errors are reported as a problem without a position.
 pub fn load_file(path: &Path) -> Result<Scenario, Problems> {
     let name = path.display().to_string();
+    let text = read_text(path, "scenario file")?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    load_str(&text, &name, base)
+}
+
+/// The text of the file at `path` (a `what`), or the problem that it cannot be read or
+/// is not UTF-8.
+pub(crate) fn read_text(path: &Path, what: &str) -> Result<String, Problems> {
+    let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
         Problems(vec![Problem {
             origin: None,
             field: None,
-            problem: format!("cannot read the scenario file {name}: {e}"),
-            fix: "give the path of a .toml scenario file (see scenarios/README.md)".to_owned(),
+            problem: format!("cannot read the {what} {name}: {e}"),
+            fix: "give the path of a .toml file (see scenarios/README.md)".to_owned(),
         }])
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let prefix = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
         let origin = LineIndex::new(name.as_str().into(), &prefix).origin(at);
@@ -221,16 +234,28 @@ pub fn load_file(path: &Path) -> Result<Scenario, Problems> {
             origin: Some(origin),
             field: None,
             problem: "the file is not UTF-8 text".to_owned(),
-            fix: "save the scenario as UTF-8".to_owned(),
+            fix: "save it as UTF-8".to_owned(),
         }])
-    })?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    load_str(&text, &name, base)
+    })
 }
 
 /// Loads a scenario from `text`; `file` names it in problems, `base_dir` is where
 /// relative trace paths start.
 pub fn load_str(text: &str, file: &str, base_dir: &Path) -> Result<Scenario, Problems> {
+    with_document(text, file, |ctx, doc| {
+        let defs = format::read_document(ctx, doc);
+        resolve::build(ctx, &defs, base_dir, file)
+    })
+}
+
+/// Parses `text` as TOML and hands the document to `load`, which reports problems to
+/// the context; returns what `load` built if no problem was reported, else every
+/// problem in file order.
+pub(crate) fn with_document<T>(
+    text: &str,
+    file: &str,
+    load: impl FnOnce(&mut Ctx<'_>, &Table<'_, '_>) -> Option<T>,
+) -> Result<T, Problems> {
     let file_name: Arc<str> = file.into();
     let lines = LineIndex::new(file_name.clone(), text);
     let (doc, syntax) = DeTable::parse_recoverable(text);
@@ -254,9 +279,8 @@ pub fn load_str(text: &str, file: &str, base_dir: &Path) -> Result<Scenario, Pro
         problems: Vec::new(),
     };
     let table = Table::document(&doc);
-    let defs = format::read_document(&mut ctx, &table);
-    let scenario = resolve::build(&mut ctx, &defs, base_dir, file);
-    match scenario {
+    let loaded = load(&mut ctx, &table);
+    match loaded {
         Some(s) if ctx.problems.is_empty() => Ok(s),
         _ => {
             let mut problems = Problems(ctx.problems);
@@ -264,7 +288,7 @@ pub fn load_str(text: &str, file: &str, base_dir: &Path) -> Result<Scenario, Pro
                 problems.0.push(Problem {
                     origin: None,
                     field: None,
-                    problem: format!("{file} does not describe a complete scenario"),
+                    problem: format!("{file} does not describe a complete configuration"),
                     fix: "see scenarios/README.md for the format".to_owned(),
                 });
             }

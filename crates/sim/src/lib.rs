@@ -67,6 +67,7 @@ pub mod sim;
 pub mod source;
 pub mod tcp;
 mod validate;
+pub mod workload;
 
 pub use error::SimError;
 pub use result::RunResult;

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod demo;
 pub mod repro;
 pub mod run;
+pub mod shape;
 pub mod validate;
 
 use std::io::{IsTerminal as _, Write as _};

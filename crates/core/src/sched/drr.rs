@@ -52,8 +52,8 @@
 
 use std::collections::VecDeque;
 
-use super::ring::{Link, Linked, Ring};
 use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use crate::ds::{Link, Linked, Ring};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant};
 

@@ -38,9 +38,8 @@
 //! sequence). Enqueue is O(depth) when a leaf turns backlogged (subtree backlog counts),
 //! O(1) otherwise. No allocation after warm-up.
 
-use std::collections::VecDeque;
-
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind};
+use crate::ds::{ClassQueues, DequeQueues};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::Instant;
 
@@ -58,11 +57,10 @@ pub struct Hdrr<P> {
     /// Backlogged leaves in the subtree of each class (a leaf counts itself).
     backlogged: Vec<u32>,
     deficit: Vec<u64>,
-    queues: Vec<VecDeque<P>>,
+    queues: DequeQueues<P>,
     quantum: u64,
     /// The leaf whose visit is under way.
     visiting: Option<u32>,
-    queued: usize,
 }
 
 impl<P: Packet> Hdrr<P> {
@@ -94,10 +92,9 @@ impl<P: Packet> Hdrr<P> {
             cursor: vec![0; n],
             backlogged: vec![0; n],
             deficit: vec![0; n],
-            queues: (0..n).map(|_| VecDeque::new()).collect(),
+            queues: DequeQueues::new(n),
             quantum,
             visiting: None,
-            queued: 0,
         })
     }
 
@@ -232,16 +229,14 @@ impl<P: Packet> Scheduler<P> for Hdrr<P> {
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
         let c = class.index();
-        self.queues[c].push_back(pkt);
-        self.queued += 1;
-        if self.queues[c].len() == 1 {
+        if self.queues.push_back(c, pkt) {
             self.count_backlog(c, true);
         }
         Enqueue::Queued
     }
 
     fn dequeue(&mut self, _now: Instant) -> Option<Dequeued<P>> {
-        if self.queued == 0 {
+        if self.queues.queued() == 0 {
             return None;
         }
         loop {
@@ -255,8 +250,8 @@ impl<P: Packet> Scheduler<P> for Hdrr<P> {
                 }
             };
             let len = u64::from(
-                self.queues[leaf]
-                    .front()
+                self.queues
+                    .front(leaf)
                     .expect("visited leaves are backlogged")
                     .wire_len(),
             );
@@ -264,10 +259,9 @@ impl<P: Packet> Scheduler<P> for Hdrr<P> {
                 self.visiting = None;
                 continue;
             }
-            let pkt = self.queues[leaf].pop_front().expect("head exists");
-            self.queued -= 1;
+            let pkt = self.queues.pop_front(leaf).expect("head exists");
             self.deficit[leaf] -= len;
-            if self.queues[leaf].is_empty() {
+            if self.queues.is_empty(leaf) {
                 self.went_idle(leaf);
             }
             return Some(Dequeued {
@@ -278,14 +272,13 @@ impl<P: Packet> Scheduler<P> for Hdrr<P> {
     }
 
     fn poll_at(&self, _now: Instant) -> PollAt {
-        PollAt::work_conserving(self.queued != 0)
+        PollAt::work_conserving(self.queues.queued() != 0)
     }
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let c = class.index();
-        let pkt = self.queues.get_mut(c)?.pop_back()?;
-        self.queued -= 1;
-        if self.queues[c].is_empty() {
+        let pkt = self.queues.pop_back(c)?;
+        if self.queues.is_empty(c) {
             self.went_idle(c);
         }
         Some(pkt)

@@ -59,9 +59,8 @@
 //! O(active leaves + interior classes) (for the surplus test), paid once per round of
 //! visits. No allocation after warm-up.
 
-use std::collections::VecDeque;
-
 use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use crate::ds::{ClassQueues, DequeQueues};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::Instant;
 
@@ -88,7 +87,7 @@ pub struct Hls<P> {
     active: Vec<bool>,
     /// Round in which the class last took its quota.
     replenished_in: Vec<u64>,
-    queues: Vec<VecDeque<P>>,
+    queues: DequeQueues<P>,
     /// Leaves backlogged but not active, in arrival order; activated at the next round.
     pending: Vec<u32>,
     is_pending: Vec<bool>,
@@ -100,7 +99,6 @@ pub struct Hls<P> {
     surplus: bool,
     /// `Q*`, bytes.
     q_star: i64,
-    queued: usize,
     rounds_main: u64,
     rounds_surplus: u64,
 }
@@ -129,7 +127,7 @@ impl<P: Packet> Hls<P> {
             active_weight: vec![0; n],
             active: vec![false; n],
             replenished_in: vec![0; n],
-            queues: (0..n).map(|_| VecDeque::new()).collect(),
+            queues: DequeQueues::new(n),
             pending: Vec::with_capacity(n),
             is_pending: vec![false; n],
             order: Vec::with_capacity(n),
@@ -138,7 +136,6 @@ impl<P: Packet> Hls<P> {
             round: 0,
             surplus: false,
             q_star: 0,
-            queued: 0,
             rounds_main: 0,
             rounds_surplus: 0,
         }
@@ -317,8 +314,7 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
         let c = class.index();
-        self.queues[c].push_back(pkt);
-        self.queued += 1;
+        self.queues.push_back(c, pkt);
         if !self.active[c] && !self.is_pending[c] {
             self.is_pending[c] = true;
             self.pending.push(c as u32);
@@ -327,7 +323,7 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
     }
 
     fn dequeue(&mut self, _now: Instant) -> Option<Dequeued<P>> {
-        if self.queued == 0 {
+        if self.queues.queued() == 0 {
             return None;
         }
         loop {
@@ -338,7 +334,7 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
             if self.replenished_in[leaf] != self.round {
                 self.replenish_leaf(leaf);
             }
-            let Some(head) = self.queues[leaf].front() else {
+            let Some(head) = self.queues.front(leaf) else {
                 self.deactivate(leaf);
                 self.cursor += 1;
                 continue;
@@ -348,11 +344,10 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
                 self.cursor += 1;
                 continue;
             }
-            let pkt = self.queues[leaf].pop_front().expect("head exists");
-            self.queued -= 1;
+            let pkt = self.queues.pop_front(leaf).expect("head exists");
             self.balance[leaf] -= len;
             self.balance[ROOT] += len;
-            if self.queues[leaf].is_empty() {
+            if self.queues.is_empty(leaf) {
                 self.deactivate(leaf);
                 self.cursor += 1;
             }
@@ -364,12 +359,11 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
     }
 
     fn poll_at(&self, _now: Instant) -> PollAt {
-        PollAt::work_conserving(self.queued != 0)
+        PollAt::work_conserving(self.queues.queued() != 0)
     }
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
-        let pkt = self.queues.get_mut(class.index())?.pop_back()?;
-        self.queued -= 1;
+        let pkt = self.queues.pop_back(class.index())?;
         Some(pkt)
     }
 }

@@ -40,9 +40,10 @@ pub mod hdrr;
 pub mod hfsc;
 pub mod hls;
 pub mod htb;
+pub mod keshav;
+pub mod pfq;
 pub mod prio;
 mod registry;
-pub mod ring;
 pub mod sced;
 pub mod wf2q;
 
@@ -74,16 +75,28 @@ pub enum DropReason {
     /// The packet was addressed to a class that cannot hold packets (not a leaf, or no
     /// such class).
     NotALeaf,
+    /// The shared buffer overflowed and this packet had the largest bid (Keshav's fair
+    /// queueing drops largest bids first, possibly the arrival itself).
+    LargestBid,
+    /// The driver had no buffer to hold the arrival (the shaper's frame pool was
+    /// exhausted); counted with [`crate::Qdisc::refuse`], the discipline never saw it.
+    NoBuffer,
+    /// The packet was queued in a class that a new configuration removed (or changed
+    /// from a leaf into an interior class); see [`crate::Qdisc::take_over`].
+    Reconfigured,
 }
 
 impl DropReason {
     /// Every reason, in a fixed order (used for counters and reports).
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::ClassLimit,
         DropReason::SharedLimit,
         DropReason::PushedOut,
         DropReason::TooLarge,
         DropReason::NotALeaf,
+        DropReason::LargestBid,
+        DropReason::NoBuffer,
+        DropReason::Reconfigured,
     ];
     /// Number of reasons.
     pub const COUNT: usize = Self::ALL.len();
@@ -102,6 +115,9 @@ impl DropReason {
             DropReason::PushedOut => "pushed_out",
             DropReason::TooLarge => "too_large",
             DropReason::NotALeaf => "not_a_leaf",
+            DropReason::LargestBid => "largest_bid",
+            DropReason::NoBuffer => "no_buffer",
+            DropReason::Reconfigured => "reconfigured",
         }
     }
 }

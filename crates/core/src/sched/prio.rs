@@ -25,8 +25,8 @@
 
 use std::collections::VecDeque;
 
-use super::ring::{Link, Linked, Ring};
 use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use crate::ds::{Link, Linked, Ring};
 use crate::hierarchy::{ClassId, ClassTree, MAX_PRIORITY};
 use crate::units::Instant;
 

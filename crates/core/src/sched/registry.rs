@@ -13,6 +13,8 @@ use super::hfsc::Hfsc;
 use super::hls::Hls;
 use super::htb::Htb;
 use super::htb::HtbParams;
+use super::keshav::KeshavConfig;
+use super::pfq::{Flavor, Pfq};
 use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
@@ -49,6 +51,14 @@ pub enum SchedulerKind {
     Sced,
     /// [`super::sced::Sced::virtual_clock`].
     VirtualClock,
+    /// [`super::keshav::Keshav`].
+    Keshav,
+    /// [`super::pfq::Pfq`]: WFQ / PGPS with the exact GPS virtual time.
+    Wfq,
+    /// [`super::pfq::Pfq`]: self-clocked fair queueing.
+    Scfq,
+    /// [`super::pfq::Pfq`]: start-time fair queueing.
+    Stfq,
 }
 
 impl SchedulerKind {
@@ -67,6 +77,10 @@ impl SchedulerKind {
         SchedulerKind::Hwf2q,
         SchedulerKind::Sced,
         SchedulerKind::VirtualClock,
+        SchedulerKind::Keshav,
+        SchedulerKind::Wfq,
+        SchedulerKind::Scfq,
+        SchedulerKind::Stfq,
     ];
 
     /// The name used in scenarios and on the command line.
@@ -85,6 +99,10 @@ impl SchedulerKind {
             SchedulerKind::Hwf2q => "hwf2q",
             SchedulerKind::Sced => "sced",
             SchedulerKind::VirtualClock => "vc",
+            SchedulerKind::Keshav => "keshav",
+            SchedulerKind::Wfq => "wfq",
+            SchedulerKind::Scfq => "scfq",
+            SchedulerKind::Stfq => "stfq",
         }
     }
 
@@ -241,6 +259,14 @@ pub enum SchedulerConfig {
     Sced,
     /// [`Sced::virtual_clock`].
     VirtualClock,
+    /// [`super::keshav::Keshav`] with its buffer, structure and offsets.
+    Keshav(KeshavConfig),
+    /// [`Pfq`] as WFQ.
+    Wfq,
+    /// [`Pfq`] as SCFQ.
+    Scfq,
+    /// [`Pfq`] as STFQ.
+    Stfq,
 }
 
 impl From<SchedulerKind> for SchedulerConfig {
@@ -260,6 +286,10 @@ impl From<SchedulerKind> for SchedulerConfig {
             SchedulerKind::Hwf2q => SchedulerConfig::Hwf2q,
             SchedulerKind::Sced => SchedulerConfig::Sced,
             SchedulerKind::VirtualClock => SchedulerConfig::VirtualClock,
+            SchedulerKind::Keshav => SchedulerConfig::Keshav(KeshavConfig::default()),
+            SchedulerKind::Wfq => SchedulerConfig::Wfq,
+            SchedulerKind::Scfq => SchedulerConfig::Scfq,
+            SchedulerKind::Stfq => SchedulerConfig::Stfq,
         }
     }
 }
@@ -281,6 +311,10 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => SchedulerKind::Hwf2q,
             SchedulerConfig::Sced => SchedulerKind::Sced,
             SchedulerConfig::VirtualClock => SchedulerKind::VirtualClock,
+            SchedulerConfig::Keshav(_) => SchedulerKind::Keshav,
+            SchedulerConfig::Wfq => SchedulerKind::Wfq,
+            SchedulerConfig::Scfq => SchedulerKind::Scfq,
+            SchedulerConfig::Stfq => SchedulerKind::Stfq,
         }
     }
 
@@ -301,6 +335,10 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => super::wf2q::validate_hierarchical(tree),
             SchedulerConfig::Sced => super::sced::validate(tree),
             SchedulerConfig::VirtualClock => super::sced::validate_virtual_clock(tree),
+            SchedulerConfig::Keshav(config) => super::keshav::validate(tree, config),
+            SchedulerConfig::Wfq => super::pfq::validate(Flavor::Wfq, tree),
+            SchedulerConfig::Scfq => super::pfq::validate(Flavor::Scfq, tree),
+            SchedulerConfig::Stfq => super::pfq::validate(Flavor::Stfq, tree),
         }
     }
 
@@ -334,6 +372,10 @@ impl SchedulerConfig {
             SchedulerConfig::Hwf2q => Box::new(Wf2q::hierarchical(tree)?),
             SchedulerConfig::Sced => Box::new(Sced::new(tree)?),
             SchedulerConfig::VirtualClock => Box::new(Sced::virtual_clock(tree)?),
+            SchedulerConfig::Keshav(config) => super::keshav::build(tree, config, None)?,
+            SchedulerConfig::Wfq => Box::new(Pfq::new(Flavor::Wfq, tree)?),
+            SchedulerConfig::Scfq => Box::new(Pfq::new(Flavor::Scfq, tree)?),
+            SchedulerConfig::Stfq => Box::new(Pfq::new(Flavor::Stfq, tree)?),
         })
     }
 }

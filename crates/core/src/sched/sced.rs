@@ -66,8 +66,8 @@ use std::collections::VecDeque;
 use super::wf2q::rates;
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind};
 use crate::curve::{RuntimeCurve, ServiceCurve};
+use crate::ds::IndexedHeap;
 use crate::hierarchy::{ClassId, ClassTree};
-use crate::pq::IndexedHeap;
 use crate::units::Instant;
 
 /// One leaf's SCED state.

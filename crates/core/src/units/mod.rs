@@ -277,6 +277,64 @@ impl SubAssign for Bytes {
         self.0 -= b.0;
     }
 }
+/// [`Rate::tx_time`] of one rate, prepared for many lengths: the same exact result
+/// (rounded up to the nanosecond) by a multiplication with a precomputed reciprocal
+/// instead of a 128-bit division, for shapers that cost every packet at a fixed rate
+/// (HTB's buckets).
+///
+/// For `len < 2^31` bytes the numerator `n = 8e9 · len` fits in 64 bits; with
+/// `m = floor((2^64 − 1) / r)`, `floor(n · m / 2^64)` is `floor(n / r)` or one less
+/// (`n/r − 1 < n·m/2^64 <= n/r`), which one remainder check corrects; a second gives
+/// the ceiling. Longer lengths (and the zero rate) take [`Rate::tx_time`] itself.
+/// Written here rather than taken from a crate: the general strength-reduction crates
+/// divide 64-bit numerators with a 128-bit multiplier, where these numerators need
+/// only a 64-bit one and a correction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxTime {
+    rate: Rate,
+    /// `floor((2^64 − 1) / rate)`; 0 for the zero rate.
+    reciprocal: u64,
+}
+
+impl TxTime {
+    /// Lengths below this take the multiplication (`8e9 · len < 2^64`).
+    const FAST_BELOW: u64 = 1 << 31;
+
+    /// The transmission times at `rate`.
+    pub const fn new(rate: Rate) -> TxTime {
+        TxTime {
+            rate,
+            reciprocal: match u64::MAX.checked_div(rate.0) {
+                Some(m) => m,
+                None => 0,
+            },
+        }
+    }
+
+    /// The rate.
+    #[inline]
+    pub const fn rate(self) -> Rate {
+        self.rate
+    }
+
+    /// `self.rate().tx_time(b)`, exactly.
+    #[inline]
+    pub fn of(self, b: Bytes) -> Duration {
+        let r = self.rate.0;
+        if b.0 >= Self::FAST_BELOW || r == 0 {
+            return self.rate.tx_time(b);
+        }
+        let n = b.0 * 8 * NANOS_PER_SEC;
+        let mut q = ((u128::from(n) * u128::from(self.reciprocal)) >> 64) as u64;
+        let mut rem = n - q * r;
+        if rem >= r {
+            q += 1;
+            rem -= r;
+        }
+        Duration(q + u64::from(rem != 0))
+    }
+}
+
 impl Add for Rate {
     type Output = Rate;
     #[inline]
@@ -297,6 +355,41 @@ mod tests {
         assert_eq!(Rate(3).tx_time(Bytes(1)), Duration(2_666_666_667));
         assert_eq!(Rate::ZERO.tx_time(Bytes(1)), Duration::MAX);
         assert_eq!(Rate::ZERO.tx_time(Bytes(0)), Duration::ZERO);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `TxTime::of` is `Rate::tx_time`: rates from 0 to `u64::MAX` (small ones, ones
+        /// near powers of two, any), lengths around the fast path's bound and any.
+        #[test]
+        fn tx_time_by_reciprocal_is_exact(
+            rate in prop_oneof![
+                0u64..1000,
+                (0u32..64, -3i64..=3).prop_map(|(k, d)| (1u64 << k).saturating_add_signed(d)),
+                any::<u64>(),
+            ],
+            len in prop_oneof![
+                0u64..70_000,
+                (TxTime::FAST_BELOW - 5)..(TxTime::FAST_BELOW + 5),
+                any::<u64>(),
+            ],
+        ) {
+            let r = Rate(rate);
+            prop_assert_eq!(TxTime::new(r).of(Bytes(len)), r.tx_time(Bytes(len)));
+        }
+    }
+
+    #[test]
+    fn tx_time_by_reciprocal_at_the_ends() {
+        for r in [1, 2, 3, 7, 8_000_000_000, u64::MAX - 1, u64::MAX] {
+            for len in [0, 1, 2, 1500, TxTime::FAST_BELOW - 1, TxTime::FAST_BELOW] {
+                assert_eq!(
+                    TxTime::new(Rate(r)).of(Bytes(len)),
+                    Rate(r).tx_time(Bytes(len))
+                );
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod class;
 mod flow;
+mod shaper;
 mod tcp;
 
 use linkshare_core::buffer::{BufferConfig, Overflow};
@@ -20,10 +21,14 @@ use super::problem::did_you_mean;
 use super::reader::{Ctx, Sp, Span, Table, Value};
 use class::read_class;
 use flow::read_flow;
+pub use shaper::PacingMode;
+pub(crate) use shaper::{FilterDef, ShaperDef};
 pub(crate) use tcp::{TcpDef, WindowDef};
 
 /// Top-level keys.
-const TOP_KEYS: &[&str] = &["scenario", "link", "class", "flow", "node", "links", "tcp"];
+const TOP_KEYS: &[&str] = &[
+    "scenario", "link", "class", "flow", "node", "links", "tcp", "shaper", "filter",
+];
 
 /// Keys of `[scenario]`.
 const SCENARIO_KEYS: &[&str] = &[
@@ -80,6 +85,22 @@ pub(crate) struct Document {
     pub(crate) flows: Vec<FlowDef>,
     /// `[tcp]`: defaults for every TCP flow (empty when not written).
     pub(crate) tcp: TcpDef,
+    /// `[shaper]`, if written (checked, then left to `linkshare shape`).
+    pub(crate) shaper: Option<ShaperDef>,
+    /// `[[filter]]`s (checked, then left to `linkshare shape`).
+    pub(crate) filters: Vec<FilterDef>,
+}
+
+/// What `linkshare shape` reads of a document.
+#[derive(Debug)]
+pub(crate) struct ShaperDocument {
+    /// `[scenario] name`, if written.
+    pub(crate) name: Option<Sp<String>>,
+    /// `[scenario] scheduler`, if written.
+    pub(crate) scheduler: Option<Sp<SchedulerKind>>,
+    pub(crate) form: Form,
+    pub(crate) shaper: Option<ShaperDef>,
+    pub(crate) filters: Vec<FilterDef>,
 }
 
 /// `[scenario]`.
@@ -260,12 +281,90 @@ pub(crate) fn read_document(ctx: &mut Ctx<'_>, doc: &Table<'_, '_>) -> Document 
             "add at least one [[flow]] with a name, a class and a source",
         );
     }
+    let (shaper, filters) = read_shaper_tables(ctx, doc);
     Document {
         header,
         form,
         flows,
         tcp,
+        shaper,
+        filters,
     }
+}
+
+/// `[shaper]` and `[[filter]]`, where written.
+fn read_shaper_tables(
+    ctx: &mut Ctx<'_>,
+    doc: &Table<'_, '_>,
+) -> (Option<ShaperDef>, Vec<FilterDef>) {
+    let shaper = doc.get("shaper").and_then(|v| shaper::read_shaper(ctx, v));
+    let filters = tables_of(ctx, doc, "filter")
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, v)| shaper::read_filter(ctx, i, v))
+        .collect();
+    (shaper, filters)
+}
+
+/// Reads what `linkshare shape` needs: `[scenario]`'s name and scheduler (the table is
+/// optional), the single-link form, `[shaper]` (required) and `[[filter]]`. Flows and
+/// `[tcp]` describe simulated traffic and are not read.
+pub(crate) fn read_shaper_document(
+    ctx: &mut Ctx<'_>,
+    doc: &Table<'_, '_>,
+) -> Option<ShaperDocument> {
+    for (key, _) in doc.entries() {
+        if !TOP_KEYS.contains(&key) {
+            let span = doc.key_span(key).unwrap_or(0..0);
+            let hint = did_you_mean(key, TOP_KEYS.iter().copied());
+            ctx.report(
+                &span,
+                key,
+                format!("unknown table or field `{key}`"),
+                format!(
+                    "{hint}a shaper configuration has [link], [[class]], [shaper] and [[filter]]"
+                ),
+            );
+        }
+    }
+    let (name, scheduler) = match doc.get("scenario") {
+        Some(v) => {
+            let t = ctx.table("scenario", v, SCENARIO_KEYS)?;
+            let name = t.name(ctx, "name");
+            let kind = t
+                .get("scheduler")
+                .and_then(|v| scheduler(ctx, "scenario.scheduler", v));
+            (name, kind)
+        }
+        None => (None, None),
+    };
+    let form = read_form(ctx, doc);
+    if let Form::Topology { .. } = form {
+        ctx.report(
+            &doc.key_span("links")
+                .or(doc.key_span("node"))
+                .unwrap_or(0..0),
+            "links",
+            "the shaper shapes one link, and this file describes a topology",
+            "use the single-link form: [link] with its rate and scheduler, and [[class]] tables",
+        );
+    }
+    let (shaper, filters) = read_shaper_tables(ctx, doc);
+    if doc.get("shaper").is_none() {
+        ctx.report(
+            &(0..0),
+            "shaper",
+            "the file has no [shaper] table",
+            "add [shaper] with the interfaces to bridge: in = \"eth0\" and out = \"eth1\"",
+        );
+    }
+    Some(ShaperDocument {
+        name,
+        scheduler,
+        form,
+        shaper,
+        filters,
+    })
 }
 
 /// The values of an array of tables `[[key]]`; reports a single table `[key]`.

@@ -2,6 +2,7 @@
 //! routes, schedules and traces, checking every cross-reference.
 
 mod flow;
+pub(crate) mod shaper;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,10 +17,10 @@ use linkshare_sim::config::{
 };
 
 use super::best_effort::{self, BestEffort};
-use super::format::{ClassDef, Document, Form, Header, LinkDef, TransportDef};
+use super::format::{ClassDef, Document, Form, Header, LinkDef, ShaperDocument, TransportDef};
 use super::problem::{Problem, did_you_mean, name_list};
 use super::reader::{Ctx, Sp, Span};
-use super::{Layout, LinkNotes, Scenario};
+use super::{Layout, LinkNotes, Scenario, ShaperConfig};
 use flow::{Env, TraceCache, build_flow};
 
 /// At most this many measurement windows per run (`duration / window`).
@@ -95,6 +96,21 @@ pub(crate) fn build(
         .iter()
         .filter_map(|f| build_flow(ctx, f, &env, &mut traces))
         .collect();
+    if doc.shaper.is_some() || !doc.filters.is_empty() {
+        match (&doc.form, links.first()) {
+            (Form::Single(_), Some(link)) => {
+                let _ = shaper::resolve(ctx, doc.shaper.as_ref(), &doc.filters, &link.tree);
+            }
+            (Form::Single(_), None) | (Form::Broken, _) => {}
+            (Form::Topology { .. }, _) => ctx.report(
+                &(0..0),
+                "shaper",
+                "[shaper] and [[filter]] configure the shaper of one link, and this file \
+                 describes a topology",
+                "remove them, or use the single-link form",
+            ),
+        }
+    }
     if !ctx.problems.is_empty() {
         return None;
     }
@@ -233,6 +249,36 @@ fn sim_config(
             window: header.window.value,
             ..MeasureConfig::default()
         },
+    })
+}
+
+/// Builds the shaper's configuration; `None` when problems were reported to `ctx`.
+pub(crate) fn build_shaper(
+    ctx: &mut Ctx<'_>,
+    doc: &ShaperDocument,
+    file: &str,
+    stem: &str,
+) -> Option<ShaperConfig> {
+    let Form::Single(def) = &doc.form else {
+        return None;
+    };
+    let link = build_link(ctx, def, SINGLE_LINK.to_owned(), doc.scheduler.as_ref())?;
+    let settings = shaper::resolve(ctx, doc.shaper.as_ref(), &doc.filters, &link.tree)?;
+    if !ctx.problems.is_empty() {
+        return None;
+    }
+    Some(ShaperConfig {
+        name: doc
+            .name
+            .as_ref()
+            .map_or_else(|| stem.to_owned(), |n| n.value.clone()),
+        file: file.to_owned(),
+        rate: def.rate.as_ref()?.value,
+        overhead: def.overhead,
+        classes: link.tree,
+        scheduler: link.scheduler.into(),
+        buffer: def.buffer,
+        shaper: settings?,
     })
 }
 

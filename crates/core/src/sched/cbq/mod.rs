@@ -166,8 +166,8 @@ use std::collections::VecDeque;
 pub use self::estimator::EWMA_LOG;
 use self::estimator::Estimator;
 use self::params::{BANDS, Params};
-use super::ring::{Link, Linked, Ring};
 use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, len_of};
+use crate::ds::{Link, Linked, Ring};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant, Rate};
 

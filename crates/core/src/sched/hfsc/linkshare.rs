@@ -72,8 +72,8 @@
 
 use super::anchored::{Anchored, CurveTable, Entry};
 use crate::curve::{RuntimeCurve, ServiceCurve};
+use crate::ds::IndexedHeap;
 use crate::hierarchy::ClassTree;
-use crate::pq::IndexedHeap;
 use crate::sched::PollAt;
 use crate::units::{Instant, Rate};
 

@@ -115,7 +115,7 @@
 //! the two real-time heaps, from "held back" to "fitting" and the deferred `v_max`
 //! updates are paid once per change of an eligible time, a fit time or a virtual time,
 //! so these bounds are amortised per packet. The leaves' queues share one pool of packet
-//! slots (module `queues`). No allocation after construction except when more packets
+//! slots ([`PooledQueues`]). No allocation after construction except when more packets
 //! are queued at once than ever before. Measured costs: `BENCHMARKS.md`
 //! (`benches/hfsc_fig13.rs`, the H-FSC paper's Fig. 13 workloads).
 //!
@@ -143,17 +143,26 @@
 mod anchored;
 mod config;
 mod linkshare;
-mod queues;
 mod realtime;
 
 pub use config::{Curves, resolve as resolve_curves};
 
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use crate::ds::{ClassQueues, PooledQueues};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant};
 use linkshare::LinkSharing;
-use queues::{Queues, Roles};
 use realtime::RealTime;
+
+/// Whether a class has an `rt` curve and whether it takes part in link-sharing: the tag
+/// of each class's queue, read with it on every packet.
+#[derive(Clone, Copy, Debug, Default)]
+struct Roles {
+    /// The class has an `rt` curve.
+    rt: bool,
+    /// The class has an `ls` curve.
+    ls: bool,
+}
 
 /// The H-FSC scheduler. See the [module docs](self).
 #[derive(Debug)]
@@ -163,7 +172,7 @@ pub struct Hfsc<P> {
     ls: LinkSharing,
     /// Each leaf's FIFO (empty for other classes), with the criteria each class takes
     /// part in (read with it on every packet).
-    queues: Queues<P>,
+    queues: PooledQueues<P, Roles>,
     /// The latest instant seen (for `remove_newest`, which is not given one).
     last_now: u64,
     work_conserving: bool,
@@ -183,7 +192,7 @@ impl<P: Packet> Hfsc<P> {
         let ls = LinkSharing::new(tree, &curves);
         let rt_only_leaf = tree.leaves().iter().any(|l| curves[l.index()].ls.is_none());
         let work_conserving = !rt_only_leaf && !ls.any_limit();
-        let queues = Queues::new(curves.iter().map(|c| Roles {
+        let queues = PooledQueues::new(curves.iter().map(|c| Roles {
             rt: c.rt.is_some(),
             ls: c.ls.is_some(),
         }));
@@ -282,7 +291,7 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
         self.last_now = now.0;
         let len = u64::from(pkt.wire_len());
         if self.queues.push_back(c, pkt) {
-            let roles = self.queues.roles(c);
+            let roles = self.queues.tag(c);
             if roles.rt {
                 self.rt.activate(c, now.0, len);
             }
@@ -308,7 +317,7 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
             .expect("a selected leaf is backlogged");
         let len = u64::from(pkt.wire_len());
         let next = self.queues.front(c).map(|p| u64::from(p.wire_len()));
-        if self.queues.roles(c).rt {
+        if self.queues.tag(c).rt {
             if realtime {
                 self.rt.served_by_rt(c, len, now.0, next);
             } else {
@@ -333,7 +342,7 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
         let c = class.index();
         let pkt = self.queues.pop_back(c)?;
         if self.queues.is_empty(c) {
-            if self.queues.roles(c).rt {
+            if self.queues.tag(c).rt {
                 self.rt.remove(c);
             }
             self.ls.deactivate(c, self.last_now);

@@ -18,7 +18,7 @@
 
 use super::anchored::{Anchored, CurveTable, Entry};
 use crate::curve::ServiceCurve;
-use crate::pq::IndexedHeap;
+use crate::ds::IndexedHeap;
 use crate::sched::PollAt;
 use crate::units::{Instant, Rate};
 

@@ -13,7 +13,7 @@
 //! `ctokens + diff < 0` → [`Mode::CantSend`] (red); else `tokens + diff >= 0` →
 //! [`Mode::CanSend`] (green); else [`Mode::MayBorrow`] (yellow).
 
-use crate::units::{Bytes, Duration, Instant, Rate};
+use crate::units::{Bytes, Duration, Instant, Rate, TxTime};
 
 /// Linux's `mbuffer`: the most credit a class accrues between two updates, and the
 /// largest debt a bucket holds (60 s, in nanoseconds).
@@ -37,8 +37,10 @@ pub enum Mode {
 /// The assured (`rate`, `burst`) and ceiling (`ceil`, `cburst`) buckets of one class.
 #[derive(Clone, Debug)]
 pub(super) struct Bucket {
-    rate: Rate,
-    ceil: Rate,
+    /// Token costs at `rate`.
+    rate: TxTime,
+    /// Token costs at `ceil`.
+    ceil: TxTime,
     /// Depth of the assured bucket: `burst` at `rate`, ns.
     buffer: i64,
     /// Depth of the ceiling bucket: `cburst` at `ceil`, ns.
@@ -71,8 +73,8 @@ impl Bucket {
         let buffer = ns(rate.tx_time(burst));
         let cbuffer = ns(ceil.tx_time(cburst));
         Bucket {
-            rate,
-            ceil,
+            rate: TxTime::new(rate),
+            ceil: TxTime::new(ceil),
             buffer,
             cbuffer,
             tokens: buffer,
@@ -110,11 +112,11 @@ impl Bucket {
     pub(super) fn charge(&mut self, now: Instant, len: Bytes, pays_rate: bool) {
         let diff = self.credit(now);
         self.tokens = if pays_rate {
-            account(self.tokens, diff, self.buffer, ns(self.rate.tx_time(len)))
+            account(self.tokens, diff, self.buffer, ns(self.rate.of(len)))
         } else {
             self.tokens.saturating_add(diff)
         };
-        self.ctokens = account(self.ctokens, diff, self.cbuffer, ns(self.ceil.tx_time(len)));
+        self.ctokens = account(self.ctokens, diff, self.cbuffer, ns(self.ceil.of(len)));
         self.t_c = now;
     }
 

@@ -18,8 +18,8 @@
 
 use super::bucket::Mode;
 use super::config::{MAX_DEPTH, PRIORITIES};
-use super::idset::Turn;
 use super::topology::{NONE, Topology};
+use crate::ds::IdSet;
 
 /// The mode and activity of every class, and every row and feed. See the
 /// [module docs](self).
@@ -33,6 +33,41 @@ pub(super) struct Levels {
     turns: Vec<Turn>,
     /// Linux `row_mask`: bit `p` of `row_mask[level]` set if that row is not empty.
     row_mask: [u8; MAX_DEPTH],
+}
+
+/// One row or feed: its members (positions in class-id order, see [`super::topology`])
+/// and the round-robin position in it (Linux's `htb_prio`: tree, `ptr` and
+/// `last_ptr_id`).
+#[derive(Clone, Debug)]
+struct Turn {
+    /// The members.
+    set: IdSet,
+    /// The member whose turn it is; `None` past the last member (the next lookup
+    /// rewinds to the first).
+    ptr: Option<u32>,
+    /// Set when the member under `ptr` left the set: the lookup resumes at the first
+    /// member at or after it.
+    last: Option<u32>,
+}
+
+impl Turn {
+    /// An empty row or feed over positions `0..capacity`.
+    fn new(capacity: usize) -> Turn {
+        Turn {
+            set: IdSet::new(capacity),
+            ptr: None,
+            last: None,
+        }
+    }
+
+    /// Passes the turn to the next member (`None` past the last), as Linux's
+    /// `htb_next_rb_node`.
+    #[inline]
+    fn advance(&mut self) {
+        if let Some(p) = self.ptr {
+            self.ptr = self.set.next_after(p);
+        }
+    }
 }
 
 /// The priorities set in `mask`, lowest first.
@@ -74,6 +109,12 @@ impl Levels {
     #[inline]
     pub(super) fn mode(&self, c: u32) -> Mode {
         self.mode[c as usize]
+    }
+
+    /// Whether some row holds a class.
+    #[inline]
+    pub(super) fn any_row(&self) -> bool {
+        u64::from_ne_bytes(self.row_mask) != 0
     }
 
     /// The non-empty rows of `level`, as a priority mask.
@@ -207,6 +248,19 @@ impl Levels {
     /// turn at the level above to the next member.
     pub(super) fn lookup(&mut self, topo: &Topology, level: u8, prio: u32) -> u32 {
         debug_assert!(self.row_mask[usize::from(level)] & (1 << prio) != 0);
+        if level == 0 {
+            // The members of a row of level 0 are leaves: the loop below in short.
+            let turn = &mut self.turns[Topology::row(0, prio)];
+            if turn.ptr.is_none() {
+                turn.ptr = turn.last.and_then(|last| turn.set.next_from(last));
+                if turn.ptr.is_none() {
+                    turn.ptr = turn.set.first();
+                }
+            }
+            turn.last = None;
+            let pos = turn.ptr.expect("a linked row is not empty");
+            return topo.by_level[0][pos as usize];
+        }
         // Turn indices and the class that owns each (NONE for the row).
         let mut stack = [(0usize, NONE); MAX_DEPTH];
         stack[0] = (Topology::row(level, prio), NONE);

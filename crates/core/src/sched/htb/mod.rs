@@ -110,7 +110,7 @@
 //!   leaves green anyway (each packet's transmission time refills what it costs); a
 //!   slower shaped aggregate is a class below the link with that `ceil`.
 //! * **No direct queue, no default class, no filters**: the classifier always names a
-//!   leaf; the [`crate::Qdisc`] drops a packet for an interior class ([`DropReason::NotALeaf`]).
+//!   leaf; the [`crate::Qdisc`] drops a packet for an interior class ([`crate::DropReason::NotALeaf`]).
 //! * **Exact integer time**: token costs are `rate.tx_time(len)` in nanoseconds, rounded
 //!   up, where Linux uses a multiply-and-shift approximation and stores bucket depths in
 //!   64 ns ticks. No rate tables, `overhead`, `mpu` or link-layer options (per-packet
@@ -132,18 +132,18 @@
 //!
 //! With `n` classes and depth `d <= 8`: enqueue and `remove_newest` cost O(d log n);
 //! dequeue costs O(d log n) plus O(log n) per mode change applied (rows and feeds are
-//! hierarchical bitmaps, module `idset`; wait queues and the readiness minima are
-//! [`IndexedHeap`]s). Nothing allocates after construction except the leaves' queues
-//! growing to their peak length.
+//! hierarchical bitmaps, [`crate::ds::IdSet`]; wait queues and the readiness minima are
+//! [`IndexedHeap`]s). The readiness behind `poll_at` is recomputed only when no row
+//! holds a class (module `ready`): then O(d log n) per leaf charged or changed since
+//! the last recomputation, and nothing while HTB keeps sending. Token costs are exact
+//! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). Nothing
+//! allocates after construction except the leaves' queues growing to their peak length.
 
 mod bucket;
 mod config;
-mod idset;
 mod levels;
 mod ready;
 mod topology;
-
-use std::collections::VecDeque;
 
 pub use bucket::Mode;
 pub use config::{
@@ -152,8 +152,8 @@ pub use config::{
 
 use super::len_of;
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, class_problem};
+use crate::ds::{ClassQueues, DequeQueues, IndexedHeap};
 use crate::hierarchy::{ClassId, ClassTree, ConfigError};
-use crate::pq::IndexedHeap;
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
 use levels::Levels;
@@ -168,7 +168,7 @@ pub struct Htb<P> {
     clamps: Vec<QuantumClamp>,
     topo: Topology,
     /// Each leaf's FIFO (empty for other classes).
-    queues: Vec<VecDeque<P>>,
+    queues: DequeQueues<P>,
     /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`).
     deficit: Vec<[i64; MAX_DEPTH]>,
     buckets: Vec<Bucket>,
@@ -177,8 +177,6 @@ pub struct Htb<P> {
     /// items are positions within the level.
     wait: Vec<IndexedHeap>,
     ready: Readiness,
-    /// Packets queued in all leaves.
-    queued: usize,
 }
 
 /// The wait-queue key of a mode change `delay` ns after `now` (Linux `pq_key`).
@@ -246,7 +244,7 @@ impl<P> Htb<P> {
             .collect();
         Ok(Htb {
             params,
-            queues: (0..tree.len()).map(|_| VecDeque::new()).collect(),
+            queues: DequeQueues::new(tree.len()),
             deficit: vec![[0; MAX_DEPTH]; tree.len()],
             buckets,
             levels: Levels::new(&topo),
@@ -256,7 +254,6 @@ impl<P> Htb<P> {
                 .map(|l| IndexedHeap::new(l.len()))
                 .collect(),
             ready: Readiness::new(&topo),
-            queued: 0,
             classes,
             clamps,
             topo,
@@ -294,18 +291,33 @@ impl<P> Htb<P> {
             .is_some_and(|c| c.quantum.is_some())
     }
 
+    /// Brings the readiness up to date if `poll_at` will need it: when no row holds a
+    /// class (see module `ready`). Called at the end of every call that changes backlog
+    /// or buckets.
+    #[inline]
+    fn settle(&mut self) {
+        if !self.levels.any_row() {
+            let queues = &self.queues;
+            self.ready
+                .flush(&self.topo, &self.buckets, |l| !queues.is_empty(l as usize));
+        }
+    }
+
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
         while let Some((pos, at)) = self.wait[level].peek() {
             if at > now.0 {
                 return;
             }
-            self.wait[level].remove(pos);
             let c = self.topo.by_level[level][pos as usize];
             let b = &self.buckets[c as usize];
             let (mode, delay) = b.mode(b.credit(now));
             self.levels.set_mode(&self.topo, c, mode);
-            if mode != Mode::CanSend {
+            // Re-keyed in place when the class still waits: one sift instead of a
+            // removal and an insertion (the heap's order does not depend on its layout).
+            if mode == Mode::CanSend {
+                self.wait[level].remove(pos);
+            } else {
                 self.wait[level].set(pos, at_delay(now, delay));
             }
         }
@@ -343,10 +355,10 @@ impl<P> Htb<P> {
         P: Packet,
     {
         let leaf = self.levels.lookup(&self.topo, level, prio);
-        let pkt = self.queues[leaf as usize]
-            .pop_front()
+        let pkt = self
+            .queues
+            .pop_front(leaf as usize)
             .expect("a leaf linked into a row or feed is backlogged");
-        self.queued -= 1;
         let len = len_of(&pkt);
         let deficit = &mut self.deficit[leaf as usize][usize::from(level)];
         *deficit -= len.0 as i64;
@@ -355,13 +367,11 @@ impl<P> Htb<P> {
             *deficit += quantum.expect("only leaves are served").0 as i64;
             self.levels.pass_turn(&self.topo, leaf, level, prio);
         }
-        let backlogged = !self.queues[leaf as usize].is_empty();
-        if !backlogged {
+        if self.queues.is_empty(leaf as usize) {
             self.levels.deactivate_leaf(&self.topo, leaf);
         }
         self.charge(leaf, level, len, now);
-        self.ready
-            .refresh(&self.topo, &self.buckets, leaf, backlogged);
+        self.ready.mark(leaf);
         Dequeued {
             pkt,
             class: ClassId(leaf),
@@ -386,33 +396,36 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         _evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
         debug_assert!(self.is_leaf(class), "the qdisc offers leaves only");
-        let queue = &mut self.queues[class.index()];
-        queue.push_back(pkt);
-        self.queued += 1;
-        if queue.len() == 1 {
+        if self.queues.push_back(class.index(), pkt) {
             self.levels.activate_leaf(&self.topo, class.0);
-            self.ready.refresh(&self.topo, &self.buckets, class.0, true);
+            self.ready.mark(class.0);
+            self.settle();
         }
         Enqueue::Queued
     }
 
     fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
-        if self.queued == 0 {
+        if self.queues.queued() == 0 {
             return None;
         }
         for level in 0..MAX_DEPTH {
             self.apply_events(level, now);
             let mask = self.levels.row_mask(level);
             if mask != 0 {
-                return Some(self.serve(level as u8, mask.trailing_zeros(), now));
+                let d = self.serve(level as u8, mask.trailing_zeros(), now);
+                self.settle();
+                return Some(d);
             }
         }
         None
     }
 
     fn poll_at(&self, now: Instant) -> PollAt {
-        if self.queued == 0 {
+        if self.queues.queued() == 0 {
             return PollAt::Idle;
+        }
+        if self.levels.any_row() {
+            return PollAt::Now;
         }
         let t = self
             .ready
@@ -425,12 +438,11 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         if !self.is_leaf(class) {
             return None;
         }
-        let pkt = self.queues[class.index()].pop_back()?;
-        self.queued -= 1;
-        if self.queues[class.index()].is_empty() {
+        let pkt = self.queues.pop_back(class.index())?;
+        if self.queues.is_empty(class.index()) {
             self.levels.deactivate_leaf(&self.topo, class.0);
-            self.ready
-                .refresh(&self.topo, &self.buckets, class.0, false);
+            self.ready.mark(class.0);
+            self.settle();
         }
         Some(pkt)
     }

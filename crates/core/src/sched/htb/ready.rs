@@ -20,10 +20,17 @@
 //! `Y` and `G` change only when a class is charged, and backlog only at leaves, so after
 //! each change the values are recomputed along one path, each interior class keeping
 //! its children's `R` and `S` in two [`IndexedHeap`]s: O(depth · log children).
+//!
+//! The recomputation is deferred: a charge or a change of backlog only marks the leaf
+//! ([`Readiness::mark`]), and the marked paths are recomputed ([`Readiness::flush`])
+//! when `S(link)` is needed, that is when no row holds a class (see
+//! [`super::Htb::settle`]). While a row does, a packet can be sent now and later (modes
+//! only improve with time until the next charge), and `poll_at` answers `Now` without
+//! `S`. Under load the rows are rarely all empty, so most packets cost no recomputation.
 
 use super::bucket::Bucket;
 use super::topology::{NONE, ROOT, Topology};
-use crate::pq::IndexedHeap;
+use crate::ds::IndexedHeap;
 use crate::units::Instant;
 
 /// No backlogged leaf below.
@@ -40,6 +47,10 @@ pub(super) struct Readiness {
     reach_kids: Vec<IndexedHeap>,
     /// Children's `S`, keyed by child position.
     send_kids: Vec<IndexedHeap>,
+    /// Leaves whose path is to be recomputed, each once.
+    dirty: Vec<u32>,
+    /// Whether each class is in `dirty`.
+    is_dirty: Vec<bool>,
 }
 
 /// Sets the key of `pos` in `heap`, or removes it for [`NEVER`]; returns the minimum.
@@ -68,25 +79,51 @@ impl Readiness {
             send: vec![NEVER; n],
             reach_kids: heaps(),
             send_kids: heaps(),
+            dirty: Vec::with_capacity(n),
+            is_dirty: vec![false; n],
         }
     }
 
     /// The earliest instant at which a packet can be sent, if any leaf is backlogged.
+    /// Only after a [`Readiness::flush`] with nothing marked since.
     #[inline]
     pub(super) fn earliest(&self) -> Option<Instant> {
+        debug_assert!(self.dirty.is_empty(), "readiness read before a flush");
         let s = self.send[ROOT as usize];
         (s != NEVER).then_some(Instant(s))
     }
 
-    /// Recomputes `R` and `S` from `leaf` (backlogged or not) up to the link, after the
-    /// leaf's backlog or the buckets of classes on its path changed.
-    pub(super) fn refresh(
+    /// Notes that `leaf`'s backlog or the buckets of classes on its path changed.
+    #[inline]
+    pub(super) fn mark(&mut self, leaf: u32) {
+        let flag = &mut self.is_dirty[leaf as usize];
+        if !*flag {
+            *flag = true;
+            self.dirty.push(leaf);
+        }
+    }
+
+    /// Recomputes the paths of the marked leaves; `backlogged` tells whether a leaf holds
+    /// packets. The order does not matter: a class's values are recomputed from its
+    /// children's current ones each time a marked path passes through it, the last time
+    /// after all its marked descendants.
+    pub(super) fn flush(
         &mut self,
         topo: &Topology,
         buckets: &[Bucket],
-        leaf: u32,
-        backlogged: bool,
+        backlogged: impl Fn(u32) -> bool,
     ) {
+        let mut dirty = core::mem::take(&mut self.dirty);
+        for &leaf in &dirty {
+            self.is_dirty[leaf as usize] = false;
+            self.refresh(topo, buckets, leaf, backlogged(leaf));
+        }
+        dirty.clear();
+        self.dirty = dirty;
+    }
+
+    /// Recomputes `R` and `S` from `leaf` (backlogged or not) up to the link.
+    fn refresh(&mut self, topo: &Topology, buckets: &[Bucket], leaf: u32, backlogged: bool) {
         let b = &buckets[leaf as usize];
         let (mut reach, mut send) = if backlogged {
             (b.not_red_from().0, b.green_from().0)

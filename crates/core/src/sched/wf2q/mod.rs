@@ -141,7 +141,7 @@
 //! # Cost
 //!
 //! O(log n) per packet: one heap of not-yet-eligible leaves by `S`, one of eligible
-//! leaves by `F` ([`IndexedHeap`](crate::pq::IndexedHeap)); a packet moves between them
+//! leaves by `F` ([`IndexedHeap`](crate::ds::IndexedHeap)); a packet moves between them
 //! at most once. No allocation after warm-up.
 //!
 //! H-WF2Q+: O(depth · log k) per packet, `k` the largest number of children of one

@@ -13,7 +13,7 @@
 //! [WF2Q+ module docs](super) for the units.
 
 use super::line::Line;
-use crate::pq::IndexedHeap;
+use crate::ds::IndexedHeap;
 use crate::units::Rate;
 
 /// The system virtual time of one class and its children's tags.

@@ -158,6 +158,11 @@ impl IndexedHeap {
             return;
         }
         let p = p as usize;
+        if self.heap.len() == 1 {
+            // Alone in the heap (H-FSC's one-child parents, one-class trees): no sift.
+            self.heap[0].key = key;
+            return;
+        }
         let old = self.heap[p].key;
         if key < old {
             self.sift_up(p, e);
@@ -213,6 +218,16 @@ impl IndexedHeap {
         self.pos[e.item as usize] = at as u32;
     }
 
+    /// Position and value of the smallest of `kids`, in a heap of `len` entries.
+    #[inline(always)]
+    fn least(kids: &[Entry], len: usize) -> (usize, Entry) {
+        if len <= SELECT_BELOW {
+            least_by_selects(kids)
+        } else {
+            least_by_branches(kids)
+        }
+    }
+
     /// Puts `e` at slot `at` or below, moving the smallest children up.
     fn sift_down(&mut self, mut at: usize, e: Entry) {
         let len = self.heap.len();
@@ -221,11 +236,12 @@ impl IndexedHeap {
             if first >= len {
                 break;
             }
-            let kids = &self.heap[first..len.min(first + ARITY)];
-            let (child, least) = if len <= SELECT_BELOW {
-                least_by_selects(kids)
+            // A full node's children are a slice of constant length, whose search the
+            // compiler unrolls; only the last node may have fewer.
+            let (child, least) = if first + ARITY <= len {
+                Self::least(&self.heap[first..first + ARITY], len)
             } else {
-                least_by_branches(kids)
+                Self::least(&self.heap[first..len], len)
             };
             self.ops += 1;
             if !least.before(e) {

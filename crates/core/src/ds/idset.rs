@@ -1,17 +1,15 @@
-//! Ordered sets of small integers with successor queries, and round-robin positions over
-//! them: the data structure behind HTB's rows and feeds.
+//! An ordered set of small integers with successor queries: a hierarchical bitmap (one
+//! bit per member, one summary bit per 64-bit word, and so on up to a single word).
+//! Insert, remove and "smallest member at or after `i`" cost O(log₆₄ capacity) word
+//! operations and never allocate.
 //!
-//! Linux keeps each row and each feed as a red-black tree sorted by class id, with a
-//! pointer to the class whose turn it is. Here the members of one row or feed are
-//! *positions* (`0..capacity`), numbered in class-id order (see [`super::topology`]), so
-//! the same order is kept by an [`IdSet`]: a hierarchical bitmap (one bit per position,
-//! one summary bit per 64-bit word, and so on up to a single word). Insert, remove and
-//! "smallest member at or after `i`" cost O(log₆₄ capacity) word operations and never
-//! allocate.
+//! HTB keeps its rows and feeds in these (where Linux keeps red-black trees sorted by
+//! class id): the members are positions numbered in class-id order, so the set's order
+//! is Linux's.
 
 /// An ordered set of positions `0..capacity`. See the [module docs](self).
 #[derive(Clone, Debug)]
-pub(super) struct IdSet {
+pub struct IdSet {
     /// `levels[0]` has one bit per position; `levels[k + 1]` one bit per non-zero word of
     /// `levels[k]`. The last level is a single word.
     levels: Vec<Vec<u64>>,
@@ -19,7 +17,7 @@ pub(super) struct IdSet {
 
 impl IdSet {
     /// An empty set for positions `0..capacity`.
-    pub(super) fn new(capacity: usize) -> IdSet {
+    pub fn new(capacity: usize) -> IdSet {
         let mut levels = Vec::new();
         let mut bits = capacity.max(1);
         loop {
@@ -34,12 +32,12 @@ impl IdSet {
 
     /// Whether the set has no member.
     #[inline]
-    pub(super) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.levels.last().is_none_or(|top| top[0] == 0)
     }
 
     /// Adds `i` (a no-op if present).
-    pub(super) fn insert(&mut self, i: u32) {
+    pub fn insert(&mut self, i: u32) {
         let mut i = i as usize;
         for level in &mut self.levels {
             let word = &mut level[i / 64];
@@ -53,7 +51,7 @@ impl IdSet {
     }
 
     /// Removes `i` (a no-op if absent).
-    pub(super) fn remove(&mut self, i: u32) {
+    pub fn remove(&mut self, i: u32) {
         let mut i = i as usize;
         for level in &mut self.levels {
             let word = &mut level[i / 64];
@@ -67,18 +65,18 @@ impl IdSet {
 
     /// The smallest member.
     #[inline]
-    pub(super) fn first(&self) -> Option<u32> {
+    pub fn first(&self) -> Option<u32> {
         self.next_from(0)
     }
 
     /// The smallest member greater than `i`.
     #[inline]
-    pub(super) fn next_after(&self, i: u32) -> Option<u32> {
+    pub fn next_after(&self, i: u32) -> Option<u32> {
         self.next_from(i + 1)
     }
 
     /// The smallest member at or after `i`.
-    pub(super) fn next_from(&self, i: u32) -> Option<u32> {
+    pub fn next_from(&self, i: u32) -> Option<u32> {
         let mut pos = i as usize;
         let mut k = 0;
         // Climb until some word holds a member at or after `pos`...
@@ -102,40 +100,6 @@ impl IdSet {
             pos = pos * 64 + self.levels[k][pos].trailing_zeros() as usize;
         }
         Some(pos as u32)
-    }
-}
-
-/// One row or feed: its members and the round-robin position in it (Linux's `htb_prio`:
-/// tree, `ptr` and `last_ptr_id`).
-#[derive(Clone, Debug)]
-pub(super) struct Turn {
-    /// The members.
-    pub(super) set: IdSet,
-    /// The member whose turn it is; `None` past the last member (the next lookup
-    /// rewinds to the first).
-    pub(super) ptr: Option<u32>,
-    /// Set when the member under `ptr` left the set: the lookup resumes at the first
-    /// member at or after it.
-    pub(super) last: Option<u32>,
-}
-
-impl Turn {
-    /// An empty row or feed over positions `0..capacity`.
-    pub(super) fn new(capacity: usize) -> Turn {
-        Turn {
-            set: IdSet::new(capacity),
-            ptr: None,
-            last: None,
-        }
-    }
-
-    /// Passes the turn to the next member (`None` past the last), as Linux's
-    /// `htb_next_rb_node`.
-    #[inline]
-    pub(super) fn advance(&mut self) {
-        if let Some(p) = self.ptr {
-            self.ptr = self.set.next_after(p);
-        }
     }
 }
 

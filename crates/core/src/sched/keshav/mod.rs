@@ -1,0 +1,284 @@
+//! Keshav's fair queueing (S. Keshav, "On the Efficient Implementation of Fair
+//! Queueing", 1991): the bit-by-bit round robin emulated packet by packet, with the
+//! round number computed exactly, bids with a per-conversation offset `δ`, service in
+//! bid order, and a shared buffer that drops the largest bid.
+//!
+//! # The algorithm, as in the paper
+//!
+//! Each leaf class is a *conversation* `α`. On the arrival at `t` of a packet of `P`
+//! bytes ([`round`], [`bid`]):
+//!
+//! 1. the round number `R(t)` is brought up to date by iterated deletion (Fig. 1);
+//! 2. its finish number `F_i = F^α + P` if `α` is active (`R(t) < F^α`), else
+//!    `R(t) + P`; its bid `B_i = P + max(F^α, R(t) − δ^α)` (with `F^α` before this
+//!    packet); then `F^α := F_i`;
+//! 3. it is inserted into the bounded heap ([`crate::ds::bids::Bounded`]), which then
+//!    drops the largest bids while the buffer exceeds `B` — possibly the arrival itself.
+//!
+//! When the line asks for a packet, the one with the smallest bid leaves. Activity is a
+//! property of the fluid system, not of the buffer: a conversation stays active while
+//! `R < F^α` even with no packet buffered, and may be inactive while one of its packets
+//! is still buffered (the packet system lags the fluid one).
+//!
+//! **Weights.** Conversation `α` of weight `w_α` (the class's `weight`, default 1) is
+//! served `w_α / W` of the line in the fluid system: `dR/dt = L / W` with `W` the total
+//! weight of the active conversations, and a packet advances its conversation's finish
+//! number by `P / w_α`. With every weight 1 this is the paper exactly; in general it is
+//! weighted fair queueing (PGPS) with Keshav's bids and buffer.
+//!
+//! **Ties.** Equal bids leave in arrival order: the buffer orders by `(bid, arrival
+//! sequence)`, which also makes every buffer structure give the same schedule.
+//!
+//! # Settings ([`KeshavConfig`])
+//!
+//! * `limit`: the shared buffer `B`, in packets (the paper) or bytes.
+//! * `structure`: LINK, TREE, HEAP or PERC ([`crate::ds::bids`]); PERC by default.
+//! * `delta` / `deltas`: the offsets, in bytes of round number; 0 by default.
+//!
+//! The discipline keeps its own buffer ([`Scheduler::owns_buffer`]): class limits and
+//! the qdisc's shared buffer do not apply; its drops are [`DropReason::LargestBid`].
+//!
+//! # Deviations
+//!
+//! * **The packet that finds the line idle.** The paper sends it without buffering it;
+//!   a scheduler cannot see the line, so it is inserted and leaves at the next dequeue,
+//!   at once on an idle line. Same schedule; the cost study's trace drops such
+//!   packets (see [`crate::ds::bids::trace`]).
+//! * **Empty fluid system**: the paper does not say; `R` is frozen while no conversation
+//!   is active (spec §1.2), which keeps `R` monotone and gives the next arrival
+//!   `F = R + P` as a reset would.
+//! * **Dropped packets keep their finish numbers** (the paper updates `F^α` on arrival
+//!   and never undoes it): a conversation pays in the fluid system for the bits it lost.
+//!   The same holds for [`Scheduler::remove_newest`].
+//! * **Arithmetic**: fixed point with the error bound stated in [`round`].
+//!
+//! # Cost
+//!
+//! Per packet: O(log n) for the round number (amortised, [`round`]) plus the buffer
+//! structure's insert and `get_min` (PERC: O(log n) in the conversations with buffered
+//! packets). No allocation once the buffer has reached its largest size.
+//!
+//! # Verification
+//!
+//! * Unit tests: the paper's worked example ([`round`]), bids ([`bid`]).
+//! * `tests/keshav.rs`: the largest bids are dropped, possibly the arrival (spec R7),
+//!   against a model of the buffer built from the recorded bids; every structure gives
+//!   the same schedule and drops; validation lists every problem with its fix.
+//! * `tests/keshav_fluid.rs` (proptest, against the exact-rational fluid GPS of
+//!   `linkshare_analysis::gps`): active sets, round and finish numbers (R2), departures
+//!   within one maximum packet time of GPS (R3), monotonicity (R4), the idle freeze
+//!   (R5), `δ` changes delays but not long-run shares (R6).
+//! * The conformance harness (conservation, FIFO per conversation, `poll_at`) and the
+//!   no-allocation test, with every structure.
+
+pub mod bid;
+mod config;
+pub mod round;
+
+pub use config::{ConversationDelta, DEFAULT_LIMIT, KeshavConfig, validate};
+
+use super::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use crate::ds::bids::trace::Recorder;
+use crate::ds::bids::{BidQueue, Bounded, Cost, Entry, Tag};
+use crate::hierarchy::{ClassId, ClassTree};
+use round::RoundNumber;
+
+/// Keshav FQ over the leaves of a tree, buffering in structure `S`. See the
+/// [module docs](self).
+#[derive(Debug)]
+pub struct Keshav<P, S> {
+    round: RoundNumber,
+    /// `δ^α` of each class in round units; `None` for classes that are not
+    /// conversations (not leaves).
+    delta: Vec<Option<u128>>,
+    buffer: Bounded<P, S>,
+    /// Arrival sequence number of the next packet.
+    seq: u64,
+    recorder: Option<Recorder>,
+}
+
+impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
+    /// Keshav FQ for `tree` with `config` (its `structure` is `S`; the field is not
+    /// read here). Fails as [`validate`] does.
+    pub fn new(tree: &ClassTree, config: &KeshavConfig) -> Result<Self, super::BuildError> {
+        validate(tree, config)?;
+        let classes = tree.classes();
+        let weights = classes.iter().map(|c| u64::from(c.weight())).collect();
+        let delta = config
+            .deltas_of(tree)
+            .into_iter()
+            .zip(classes)
+            .map(|(d, c)| c.is_leaf().then(|| round::bytes_to_units(d)))
+            .collect();
+        Ok(Keshav {
+            round: RoundNumber::new(tree.link_rate(), weights),
+            delta,
+            buffer: Bounded::new(classes.len(), config.limit),
+            seq: 0,
+            recorder: None,
+        })
+    }
+
+    /// Records every buffer operation into `recorder` from now on (the cost study's
+    /// trace; see [`crate::ds::bids::trace`]).
+    pub fn with_recorder(mut self, recorder: Recorder) -> Self {
+        self.recorder = Some(recorder);
+        self
+    }
+
+    /// The round number at `now` (not before the last call's instant), in round units
+    /// ([`round::UNITS_PER_BYTE`] per byte).
+    pub fn round_at(&mut self, now: crate::units::Instant) -> u128 {
+        self.round.at(now)
+    }
+
+    /// `F^α` of `class`: the finish number of its latest packet, in round units.
+    pub fn finish_of(&self, class: ClassId) -> Option<u128> {
+        self.is_leaf(class).then(|| self.round.finish_of(class.0))
+    }
+
+    /// Whether `class` is active in the fluid system, as of the last arrival or
+    /// [`Keshav::round_at`].
+    pub fn is_active(&self, class: ClassId) -> bool {
+        self.is_leaf(class) && self.round.is_active(class.0)
+    }
+
+    /// The buffer's operations and elementary costs so far.
+    pub fn cost(&self) -> Cost {
+        self.buffer.cost()
+    }
+
+    /// Exchanges in the round number's heap so far (the spec's `round_heap_swaps`).
+    pub fn round_heap_exchanges(&self) -> u64 {
+        self.round.heap_exchanges()
+    }
+
+    /// The buffer structure (for invariant checks in tests).
+    pub fn structure(&self) -> &S {
+        self.buffer.structure()
+    }
+
+    fn is_leaf(&self, class: ClassId) -> bool {
+        self.delta.get(class.index()).is_some_and(Option::is_some)
+    }
+
+    #[cold]
+    fn record_insert(&self, now: crate::units::Instant, e: &Entry<P>) {
+        if let Some(r) = &self.recorder {
+            r.insert(now, e.conv, e.size, e.tag.bid(), self.buffer.len());
+        }
+    }
+}
+
+impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
+    fn name(&self) -> &'static str {
+        "keshav"
+    }
+
+    fn is_work_conserving(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn enqueue(
+        &mut self,
+        now: crate::units::Instant,
+        class: ClassId,
+        pkt: P,
+        evicted: &mut Vec<Dropped<P>>,
+    ) -> Enqueue<P> {
+        let Some(&Some(delta)) = self.delta.get(class.index()) else {
+            return Enqueue::Dropped(Dropped {
+                pkt,
+                class,
+                reason: DropReason::NotALeaf,
+            });
+        };
+        let size = pkt.wire_len();
+        let a = self.round.arrive(now, class.0, u64::from(size));
+        let tag = Tag::new(bid::bid(&a, delta), self.seq);
+        self.seq += 1;
+        let e = Entry {
+            tag,
+            conv: class.0,
+            size,
+            value: pkt,
+        };
+        if self.recorder.is_some() {
+            self.record_insert(now, &e);
+        }
+        let mut arrival = None;
+        self.buffer.insert(e, |v| {
+            if v.tag == tag {
+                arrival = Some(v.value);
+            } else {
+                evicted.push(Dropped {
+                    pkt: v.value,
+                    class: ClassId(v.conv),
+                    reason: DropReason::LargestBid,
+                });
+            }
+        });
+        match arrival {
+            None => Enqueue::Queued,
+            Some(pkt) => Enqueue::Dropped(Dropped {
+                pkt,
+                class,
+                reason: DropReason::LargestBid,
+            }),
+        }
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: crate::units::Instant) -> Option<Dequeued<P>> {
+        let e = self.buffer.get_min()?;
+        if let Some(r) = &self.recorder {
+            r.get_min(now);
+        }
+        Some(Dequeued {
+            pkt: e.value,
+            class: ClassId(e.conv),
+        })
+    }
+
+    fn poll_at(&self, _now: crate::units::Instant) -> PollAt {
+        PollAt::work_conserving(!self.buffer.is_empty())
+    }
+
+    fn remove_newest(&mut self, class: ClassId) -> Option<P> {
+        self.buffer.remove_newest(class.0).map(|e| e.value)
+    }
+
+    fn owns_buffer(&self) -> bool {
+        true
+    }
+}
+
+/// Keshav FQ for `tree` with `config`, with the structure `config` names, boxed;
+/// recording its buffer operations into `recorder` if given (the cost study's trace).
+pub fn build<P: Packet + Send + 'static>(
+    tree: &ClassTree,
+    config: &KeshavConfig,
+    recorder: Option<Recorder>,
+) -> Result<Box<dyn Scheduler<P> + Send>, super::BuildError> {
+    use crate::ds::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree, Structure};
+    fn boxed<P: Packet, S: BidQueue<P>>(
+        mut k: Keshav<P, S>,
+        recorder: Option<Recorder>,
+    ) -> Box<dyn Scheduler<P> + Send>
+    where
+        Keshav<P, S>: Send + 'static,
+    {
+        k.recorder = recorder;
+        Box::new(k)
+    }
+    Ok(match config.structure {
+        Structure::Link => boxed(Keshav::<P, LinkedList<P>>::new(tree, config)?, recorder),
+        Structure::Tree => boxed(Keshav::<P, SearchTree<P>>::new(tree, config)?, recorder),
+        Structure::Heap => boxed(Keshav::<P, DoubleHeap<P>>::new(tree, config)?, recorder),
+        Structure::Perc => boxed(
+            Keshav::<P, PerConversation<P>>::new(tree, config)?,
+            recorder,
+        ),
+    })
+}

@@ -1,0 +1,105 @@
+//! The shaper's configuration: what `linkshare shape` runs — the scenario format's
+//! `[link]` and `[[class]]` plus `[shaper]` and `[[filter]]` (documented in
+//! `scenarios/README.md`, section "Shaping real traffic").
+//!
+//! A shaper file may be a whole simulation scenario (with `[scenario]`, `[[flow]]` and
+//! `[tcp]`): `linkshare run` simulates it and `linkshare shape` shapes real traffic with
+//! the same link and classes. Flows describe simulated traffic and are not read here;
+//! `[scenario]` is optional, its `name` names the run (the file's stem otherwise).
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use linkshare_classify::{Classifier, Rule};
+use linkshare_core::buffer::BufferConfig;
+use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::sched::SchedulerConfig;
+use linkshare_core::units::{Bytes, Duration, Rate};
+
+use crate::Problems;
+pub use crate::format::PacingMode;
+
+/// The two interfaces the shaper bridges.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interfaces {
+    /// `[shaper] in`: frames arriving here are classified, scheduled and sent on
+    /// `output`.
+    pub input: String,
+    /// `[shaper] out`: frames arriving here pass back to `input` unshaped.
+    pub output: String,
+}
+
+/// `[shaper]` and `[[filter]]`, resolved against the class tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShaperSettings {
+    /// The interfaces.
+    pub interfaces: Interfaces,
+    /// `pool`: frames in the preallocated frame pool (the most frames queued at once).
+    pub pool: u32,
+    /// `pacing`: how departures are waited for.
+    pub pacing: PacingMode,
+    /// `spin`: how long before a deadline `sleep-spin` stops sleeping and spins.
+    pub spin: Duration,
+    /// `metrics`: where to serve Prometheus metrics (the command line may override it).
+    pub metrics: Option<SocketAddr>,
+    /// `realtime`: run the datapath thread under `SCHED_FIFO` (needs CAP_SYS_NICE), so
+    /// that it wakes on time on a loaded machine.
+    pub realtime: bool,
+    /// `[[filter]]` rules, in file order.
+    pub rules: Vec<Rule>,
+    /// `default`: the leaf of frames no rule matches, and of frames that do not parse.
+    pub default: ClassId,
+}
+
+impl ShaperSettings {
+    /// A classifier with these rules and default class.
+    pub fn classifier(&self) -> Classifier {
+        Classifier::new(self.rules.clone(), self.default)
+    }
+}
+
+/// A loaded, valid shaper configuration.
+#[derive(Clone, Debug)]
+pub struct ShaperConfig {
+    /// `[scenario] name`, or the file's stem.
+    pub name: String,
+    /// The file it was read from, as named by the user.
+    pub file: String,
+    /// `[link] rate`: the rate departures are paced at.
+    pub rate: Rate,
+    /// `[link] overhead`: bytes counted per frame on top of its length (the frame is
+    /// counted from its Ethernet header to the end of its payload, without FCS,
+    /// preamble or gap, as Linux qdiscs count it).
+    pub overhead: Bytes,
+    /// The class tree.
+    pub classes: Arc<ClassTree>,
+    /// The discipline with its settings.
+    pub scheduler: SchedulerConfig,
+    /// `[link] buffer`: the limit shared by all classes.
+    pub buffer: BufferConfig,
+    /// `[shaper]` and `[[filter]]`.
+    pub shaper: ShaperSettings,
+}
+
+/// Reads and loads the shaper configuration at `path`; I/O errors are a problem without
+/// a position.
+pub fn load_shaper_file(path: &Path) -> Result<ShaperConfig, Problems> {
+    let name = path.display().to_string();
+    let text = crate::read_text(path, "shaper configuration")?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| crate::reader::valid_name(s))
+        .unwrap_or_else(|| "shaper".to_owned());
+    load_shaper_str(&text, &name, &stem)
+}
+
+/// Loads a shaper configuration from `text`; `file` names it in problems, `stem` names
+/// the run when the file has no `[scenario] name`.
+pub fn load_shaper_str(text: &str, file: &str, stem: &str) -> Result<ShaperConfig, Problems> {
+    crate::with_document(text, file, |ctx, doc| {
+        crate::format::read_shaper_document(ctx, doc)
+            .and_then(|defs| crate::resolve::build_shaper(ctx, &defs, file, stem))
+    })
+}

@@ -1,0 +1,499 @@
+//! The datapath loop: one thread, two interfaces.
+//!
+//! Each turn: read what arrived on `in` (up to [`RX_BATCH`] frames: classify, copy into
+//! the pool, offer to the egress port) and on `out` (passed back to `in` unshaped);
+//! then start every transmission the egress port allows now (the core's
+//! [`EgressPort::transmit`], the state machine the simulator paces with) and hand them
+//! to the kernel in batches. When a turn did nothing, wait: until the port's next
+//! instant (`Busy`/`Wait`), a frame, a signal or the next metrics snapshot — sleeping on
+//! an absolute monotonic deadline (`timerfd`) when it is further than `spin` away and
+//! spinning when it is near (`sleep-spin`), always spinning (`spin`), or always
+//! sleeping (`sleep`).
+
+use std::os::fd::AsFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use linkshare_classify::{Classifier, Malformed};
+use linkshare_core::DropReason;
+use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::sched::Scheduler;
+use linkshare_core::stats::{Counters, Qdisc};
+use linkshare_core::units::{Bytes, Duration, Instant};
+use linkshare_scenario::PacingMode;
+
+use crate::frames::pieces;
+use crate::hist::Histogram;
+use crate::pool::{Frame, FramePool};
+use crate::snapshot::{ClassSnapshot, DatapathStats, PoolStats, Snapshot};
+use crate::sys::clock::{Timer, monotonic_ns, poll_readable};
+use crate::sys::rx::RxRing;
+use crate::sys::tx::{BATCH, TxSocket};
+
+/// Frames read from one ring per turn at most.
+pub(crate) const RX_BATCH: usize = 256;
+
+/// The discipline, boxed.
+pub(crate) type Sched = Box<dyn Scheduler<Frame> + Send>;
+
+/// The qdisc of the shaper.
+pub(crate) type FrameQdisc = Qdisc<Frame, Sched>;
+
+/// The egress port of the shaper.
+pub(crate) type Port = EgressPort<Frame, Sched>;
+
+/// Why the loop returned to its caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// SIGINT or SIGTERM.
+    Exit,
+    /// SIGHUP: reload the configuration.
+    Reload,
+    /// SIGUSR1: write the summary.
+    Dump,
+}
+
+/// The signals the loop watches, set by handlers; `wake` becomes readable on any.
+#[derive(Debug)]
+pub(crate) struct Signals {
+    pub(crate) exit: Arc<AtomicBool>,
+    pub(crate) reload: Arc<AtomicBool>,
+    pub(crate) dump: Arc<AtomicBool>,
+    pub(crate) wake: std::os::unix::net::UnixStream,
+}
+
+/// What the running configuration says, beyond the port.
+#[derive(Debug)]
+pub(crate) struct Running {
+    pub(crate) name: String,
+    pub(crate) tree: Arc<ClassTree>,
+    pub(crate) classifier: Classifier,
+    pub(crate) scheduler: &'static str,
+}
+
+/// See the [module docs](self).
+pub(crate) struct Datapath {
+    pub(crate) running: Running,
+    pub(crate) port: Port,
+    pub(crate) interfaces: (String, String),
+    rx_in: RxRing,
+    rx_out: RxRing,
+    tx_out: TxSocket,
+    tx_in: TxSocket,
+    pool: FramePool,
+    /// The largest frame `out` (and `in`) take.
+    pub(crate) max_frame: usize,
+    pacing_mode: PacingMode,
+    spin: Duration,
+    pub(crate) stats: DatapathStats,
+    pacing: Histogram,
+    /// Arrival to start of transmission, per class id.
+    delays: Vec<Histogram>,
+    /// Final counters of classes reloads removed, by name.
+    pub(crate) removed: Vec<(String, Counters)>,
+    origin_ns: u64,
+    /// When the port said the next transmission may start.
+    due: Instant,
+    out_batch: Vec<(u32, u32)>,
+    rev_buf: Box<[u8]>,
+    timer: Timer,
+    /// Sent bytes per class at the last published snapshot, and when it was.
+    last_sent: Vec<u64>,
+    last_publish: Instant,
+}
+
+impl std::fmt::Debug for Datapath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Datapath")
+            .field("name", &self.running.name)
+            .field("scheduler", &self.running.scheduler)
+            .field("interfaces", &self.interfaces)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The parts a datapath is opened with.
+#[derive(Debug)]
+pub(crate) struct Parts {
+    pub(crate) rx_in: RxRing,
+    pub(crate) rx_out: RxRing,
+    pub(crate) tx_out: TxSocket,
+    pub(crate) tx_in: TxSocket,
+    pub(crate) pool: FramePool,
+    pub(crate) max_frame: usize,
+    pub(crate) pacing: PacingMode,
+    pub(crate) spin: Duration,
+    pub(crate) interfaces: (String, String),
+}
+
+/// Index of a parse failure in [`crate::UNPARSED_REASONS`].
+fn unparsed_index(m: Malformed) -> usize {
+    crate::UNPARSED_REASONS
+        .iter()
+        .position(|(r, _)| *r == m)
+        .unwrap_or(0)
+}
+
+impl Datapath {
+    pub(crate) fn new(parts: Parts, running: Running, port: Port) -> std::io::Result<Datapath> {
+        let n = running.tree.len();
+        let slot = parts.pool.slot_size();
+        Ok(Datapath {
+            running,
+            port,
+            interfaces: parts.interfaces,
+            rx_in: parts.rx_in,
+            rx_out: parts.rx_out,
+            tx_out: parts.tx_out,
+            tx_in: parts.tx_in,
+            pool: parts.pool,
+            max_frame: parts.max_frame,
+            pacing_mode: parts.pacing,
+            spin: parts.spin,
+            stats: DatapathStats::default(),
+            pacing: Histogram::default(),
+            delays: vec![Histogram::default(); n],
+            removed: Vec::new(),
+            origin_ns: monotonic_ns(),
+            due: Instant::ZERO,
+            out_batch: Vec::with_capacity(BATCH),
+            rev_buf: vec![0; BATCH * slot].into_boxed_slice(),
+            timer: Timer::new()?,
+            last_sent: vec![0; n],
+            last_publish: Instant::ZERO,
+        })
+    }
+
+    /// Now, on the shaper's clock (nanoseconds since it started).
+    pub(crate) fn now(&self) -> Instant {
+        Instant(monotonic_ns().saturating_sub(self.origin_ns))
+    }
+
+    /// Runs until a signal asks for something; `publish` is called with a fresh
+    /// snapshot every [`crate::metrics::PUBLISH_INTERVAL`].
+    pub(crate) fn run(
+        &mut self,
+        signals: &Signals,
+        publish: &mut dyn FnMut(Snapshot),
+    ) -> std::io::Result<Stop> {
+        loop {
+            self.stats.loops += 1;
+            for (flag, stop) in [
+                (&signals.exit, Stop::Exit),
+                (&signals.reload, Stop::Reload),
+                (&signals.dump, Stop::Dump),
+            ] {
+                if flag.swap(false, Ordering::Relaxed) {
+                    return Ok(stop);
+                }
+            }
+            let now = self.now();
+            let mut work = self.receive_in(now);
+            work += self.pass_back();
+            let next = self.transmit(now);
+            work += self.flush_out();
+            let publish_at = self
+                .last_publish
+                .saturating_add(crate::metrics::PUBLISH_INTERVAL);
+            if now >= publish_at {
+                self.stats.ring_drops_in += self.rx_in.take_drops();
+                self.stats.ring_drops_out += self.rx_out.take_drops();
+                let snap = self.snapshot(now, false);
+                self.last_publish = now;
+                publish(snap);
+            }
+            if work > 0 || self.pacing_mode == PacingMode::Spin {
+                continue;
+            }
+            let deadline = next.map_or(publish_at, |t| t.min(publish_at));
+            let wake_at = match self.pacing_mode {
+                PacingMode::Sleep => deadline,
+                _ => Instant(deadline.as_nanos().saturating_sub(self.spin.as_nanos())),
+            };
+            let now = self.now();
+            if wake_at <= now {
+                continue; // near the deadline: spin
+            }
+            self.timer.arm(self.origin_ns + wake_at.as_nanos())?;
+            self.stats.sleeps += 1;
+            let [_, _, timer, _] = poll_readable(
+                [
+                    self.rx_in.fd().as_fd(),
+                    self.rx_out.fd().as_fd(),
+                    self.timer.fd(),
+                    signals.wake.as_fd(),
+                ],
+                -1,
+            )?;
+            if timer {
+                self.timer.clear();
+            }
+            let mut drain = [0u8; 64];
+            let _ = std::io::Read::read(&mut &signals.wake, &mut drain);
+        }
+    }
+
+    /// Reads, classifies and queues what arrived on `in`; the number of frames read.
+    fn receive_in(&mut self, now: Instant) -> usize {
+        let mut n = 0;
+        while n < RX_BATCH {
+            let Some(got) = self.rx_in.next() else {
+                break;
+            };
+            n += 1;
+            let frame = match got {
+                Ok(f) => f,
+                Err(_) => {
+                    self.stats.rx_errors += 1;
+                    continue;
+                }
+            };
+            let stats = &mut self.stats;
+            stats.rx_frames += 1;
+            stats.rx_bytes += frame.info.len as u64;
+            let (class, ip) = match linkshare_classify::parse(frame.data) {
+                Ok(mut h) => {
+                    if let Some((_, tci)) = frame.info.vlan {
+                        h.vlan = Some(tci & 0x0fff);
+                    }
+                    (self.running.classifier.classify_headers(&h), h.ip)
+                }
+                Err(m) => {
+                    stats.unparsed[unparsed_index(m)] += 1;
+                    (self.running.classifier.default_class(), None)
+                }
+            };
+            let (pool, port) = (&mut self.pool, &mut self.port);
+            let done = pieces(frame.data, frame.info, ip, self.max_frame, stats, |piece| {
+                let Some(slot) = pool.alloc() else {
+                    port.refuse(class, Bytes(piece.len() as u64), DropReason::NoBuffer);
+                    return;
+                };
+                let len = piece.write(pool.slot_mut(slot)) as u32;
+                let frame = Frame {
+                    slot,
+                    len,
+                    arrived: now,
+                };
+                port.enqueue(now, class, frame, |d| pool.free(d.pkt.slot));
+            });
+            if let Err(len) = done {
+                port.refuse(class, Bytes(len as u64), DropReason::TooLarge);
+            }
+        }
+        n
+    }
+
+    /// Passes what arrived on `out` back to `in`, unshaped; the number of frames read.
+    fn pass_back(&mut self) -> usize {
+        let slot = self.pool.slot_size();
+        let mut n = 0;
+        let mut lens = [0usize; BATCH];
+        let mut count = 0;
+        while n < RX_BATCH {
+            let Some(got) = self.rx_out.next() else {
+                break;
+            };
+            n += 1;
+            let Ok(frame) = got else {
+                self.stats.rx_errors += 1;
+                continue;
+            };
+            let ip = linkshare_classify::parse(frame.data)
+                .ok()
+                .and_then(|h| h.ip);
+            let buf = &mut self.rev_buf;
+            let tx = &self.tx_in;
+            let stats = &mut self.stats;
+            let mut errors = 0;
+            let done = pieces(frame.data, frame.info, ip, self.max_frame, stats, |piece| {
+                if count == BATCH {
+                    errors += send_from(tx, buf, slot, &lens[..count]);
+                    count = 0;
+                }
+                lens[count] = piece.write(&mut buf[count * slot..(count + 1) * slot]);
+                count += 1;
+            });
+            self.stats.reverse_frames += 1;
+            self.stats.reverse_errors += errors + u64::from(done.is_err());
+        }
+        if count > 0 {
+            self.stats.reverse_errors +=
+                send_from(&self.tx_in, &self.rev_buf, slot, &lens[..count]);
+        }
+        n
+    }
+
+    /// Starts every transmission the port allows at `now`; returns when to come back
+    /// (`None`: nothing is queued).
+    fn transmit(&mut self, now: Instant) -> Option<Instant> {
+        loop {
+            if self.out_batch.len() == BATCH {
+                self.flush_out();
+            }
+            match self.port.transmit(now) {
+                Transmit::Started { pkt, done_at } => {
+                    let scheduled = self.due.max(pkt.pkt.arrived);
+                    self.pacing
+                        .record(now.checked_since(scheduled).unwrap_or(Duration::ZERO));
+                    if let Some(h) = self.delays.get_mut(pkt.class.index()) {
+                        h.record(now.since(pkt.pkt.arrived));
+                    }
+                    self.out_batch.push((pkt.pkt.slot, pkt.pkt.len));
+                    self.due = done_at;
+                }
+                Transmit::Busy(t) | Transmit::Wait(t) => {
+                    self.due = t;
+                    return Some(t);
+                }
+                Transmit::Idle => return None,
+            }
+        }
+    }
+
+    /// Hands the started frames to the kernel on `out` and frees their slots.
+    fn flush_out(&mut self) -> usize {
+        let n = self.out_batch.len();
+        if n == 0 {
+            return 0;
+        }
+        let mut refs: [&[u8]; BATCH] = [&[]; BATCH];
+        for (r, &(slot, len)) in refs.iter_mut().zip(&self.out_batch) {
+            *r = self.pool.data(slot, len);
+        }
+        let sent = self.tx_out.send(&refs[..n]);
+        self.stats.tx_frames += sent.sent as u64;
+        self.stats.tx_errors += sent.failed as u64;
+        self.stats.tx_calls += sent.calls as u64;
+        for &(slot, _) in &self.out_batch {
+            self.pool.free(slot);
+        }
+        self.out_batch.clear();
+        n
+    }
+
+    /// The numbers now; with `delays`, each class's delay statistics too (for a
+    /// summary: allocates more).
+    pub(crate) fn snapshot(&mut self, now: Instant, delays: bool) -> Snapshot {
+        let tree = &self.running.tree;
+        let q = self.port.qdisc();
+        let mut counters: Vec<Counters> = (0..tree.len())
+            .map(|i| q.counters(ClassId(i as u32)).clone())
+            .collect();
+        let mut sent: Vec<u64> = counters.iter().map(|c| c.dequeued.bytes).collect();
+        for &leaf in tree.leaves() {
+            let c = counters[leaf.index()].clone();
+            for a in tree.ancestors(leaf) {
+                counters[a.index()].add_all(&c);
+                sent[a.index()] += c.dequeued.bytes;
+            }
+        }
+        let dt = now
+            .checked_since(self.last_publish)
+            .unwrap_or(Duration::ZERO)
+            .as_secs_f64();
+        let classes = tree
+            .classes()
+            .iter()
+            .map(|c| {
+                let i = c.id.index();
+                let before = self.last_sent.get(i).copied().unwrap_or(0);
+                let rate_bps = if dt > 0.0 {
+                    sent[i].saturating_sub(before) as f64 * 8.0 / dt
+                } else {
+                    0.0
+                };
+                ClassSnapshot {
+                    name: c.name().to_owned(),
+                    parent: c.parent.map(|p| tree.get(p).name().to_owned()),
+                    leaf: c.is_leaf(),
+                    counters: counters[i].clone(),
+                    rate_bps,
+                    delay: delays.then(|| {
+                        let mut h = Histogram::default();
+                        if c.is_leaf() {
+                            h = self.delays[i].clone();
+                        } else {
+                            for &l in tree.leaves() {
+                                if tree.ancestors(l).any(|a| a == c.id) {
+                                    h.merge(&self.delays[l.index()]);
+                                }
+                            }
+                        }
+                        h.to_delay_histogram().stats()
+                    }),
+                }
+            })
+            .collect();
+        if !delays {
+            self.last_sent = sent;
+        }
+        Snapshot {
+            name: self.running.name.clone(),
+            scheduler: self.running.scheduler,
+            rate: self.port.rate(),
+            interfaces: self.interfaces.clone(),
+            uptime: Duration(now.as_nanos()),
+            classes,
+            removed: self.removed.clone(),
+            stats: self.stats,
+            pool: PoolStats {
+                capacity: self.pool.capacity() as u64,
+                in_use: self.pool.in_use() as u64,
+                high_water: self.pool.high_water() as u64,
+            },
+            pacing: self.pacing.clone(),
+        }
+    }
+
+    /// Puts a new configuration in place at `now`: classes of the same name keep their
+    /// counters, queued frames and delay histograms; frames of removed classes are
+    /// dropped (`reconfigured`) and their final counters kept by name.
+    pub(crate) fn reconfigure(
+        &mut self,
+        running: Running,
+        qdisc: FrameQdisc,
+        rate: linkshare_core::units::Rate,
+        overhead: Bytes,
+    ) {
+        let now = self.now();
+        let old_tree = self.running.tree.clone();
+        let new_tree = running.tree.clone();
+        let pool = &mut self.pool;
+        let map = |id: ClassId| new_tree.id_of(old_tree.get(id).name());
+        let removed = self
+            .port
+            .reconfigure(now, qdisc, rate, overhead, map, |d| pool.free(d.pkt.slot));
+        for (id, c) in removed {
+            let name = old_tree.get(id).name().to_owned();
+            match self.removed.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, sum)) => sum.add_all(&c),
+                None => self.removed.push((name, c)),
+            }
+        }
+        let mut delays = vec![Histogram::default(); new_tree.len()];
+        let mut last_sent = vec![0; new_tree.len()];
+        for c in old_tree.classes() {
+            if let Some(n) = new_tree.id_of(c.name()) {
+                delays[n.index()] = std::mem::take(&mut self.delays[c.id.index()]);
+                last_sent[n.index()] = self.last_sent.get(c.id.index()).copied().unwrap_or(0);
+            }
+        }
+        self.delays = delays;
+        self.last_sent = last_sent;
+        self.running = running;
+        self.stats.reloads += 1;
+    }
+}
+
+/// Sends the first `lens.len()` slots of `buf` (slots of `slot` bytes) on `tx`; the
+/// number of frames refused.
+fn send_from(tx: &TxSocket, buf: &[u8], slot: usize, lens: &[usize]) -> u64 {
+    let mut refs: [&[u8]; BATCH] = [&[]; BATCH];
+    for (i, (r, &len)) in refs.iter_mut().zip(lens).enumerate() {
+        *r = &buf[i * slot..i * slot + len];
+    }
+    tx.send(&refs[..lens.len()]).failed as u64
+}

@@ -1,0 +1,367 @@
+//! Prometheus metrics on `--metrics ADDR` (`GET /metrics`), with the maintained
+//! `prometheus-client` crate for the exposition format and `tiny_http` for the server.
+//!
+//! The datapath publishes a [`Snapshot`] every [`PUBLISH_INTERVAL`]; a scrape encodes
+//! the latest one, so every scrape sees the counters of one instant and the identity
+//! received = sent + dropped + queued holds in it, per class. Names and labels:
+//!
+//! | metric | labels | meaning |
+//! | --- | --- | --- |
+//! | `linkshare_class_received_{packets,bytes}_total` | class, state | arrivals offered to the class |
+//! | `linkshare_class_sent_{packets,bytes}_total` | class, state | handed to the kernel on `out` |
+//! | `linkshare_class_dropped_{packets,bytes}_total` | class, state, reason | drops by reason |
+//! | `linkshare_class_backlog_{packets,bytes}` | class, state | queued now |
+//! | `linkshare_class_rate_bps` | class | sent over the last interval |
+//! | `linkshare_pacing_error_seconds` | | histogram: actual − scheduled start |
+//! | `linkshare_pool_frames` | state (capacity, in_use, high_water) | the frame pool |
+//! | `linkshare_datapath_*_total` | | loop turns, sleeps, frames, unparsed (by reason), offloads, ring drops |
+//!
+//! `state` is `active` for the classes of the running configuration and `removed` for
+//! classes a reload removed (their final counters).
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use linkshare_core::DropReason;
+use linkshare_core::stats::Counters;
+use linkshare_core::units::Duration;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::Registry;
+
+use crate::UNPARSED_REASONS;
+use crate::snapshot::Snapshot;
+
+/// How often the datapath publishes a snapshot.
+pub const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The latest snapshot, shared by the datapath (writer) and the server (reader).
+pub(crate) type Shared = Arc<Mutex<Option<Arc<Snapshot>>>>;
+
+#[derive(Debug)]
+struct SnapshotCollector(Shared);
+
+type Labels<'a> = Vec<(&'static str, &'a str)>;
+
+fn counter(
+    e: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    rows: &[(Labels<'_>, u64)],
+) -> std::fmt::Result {
+    let mut m = e.encode_descriptor(name, help, None, MetricType::Counter)?;
+    for (labels, v) in rows {
+        ConstCounter::new(*v).encode(m.encode_family(labels)?)?;
+    }
+    Ok(())
+}
+
+fn gauge(
+    e: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    rows: &[(Labels<'_>, f64)],
+) -> std::fmt::Result {
+    let mut m = e.encode_descriptor(name, help, None, MetricType::Gauge)?;
+    for (labels, v) in rows {
+        ConstGauge::new(*v).encode(m.encode_family(labels)?)?;
+    }
+    Ok(())
+}
+
+impl Collector for SnapshotCollector {
+    fn encode(&self, mut e: DescriptorEncoder<'_>) -> std::fmt::Result {
+        let snap = self.0.lock().ok().and_then(|s| s.clone());
+        let Some(s) = snap else {
+            return Ok(());
+        };
+        let classes: Vec<(&str, &str, &Counters)> = s
+            .classes
+            .iter()
+            .filter(|c| c.leaf)
+            .map(|c| (c.name.as_str(), "active", &c.counters))
+            .chain(s.removed.iter().map(|(n, c)| (n.as_str(), "removed", c)))
+            .collect();
+        let per = |f: &dyn Fn(&Counters) -> u64| -> Vec<(Labels<'_>, u64)> {
+            classes
+                .iter()
+                .map(|(n, st, c)| (vec![("class", *n), ("state", *st)], f(c)))
+                .collect()
+        };
+        counter(
+            &mut e,
+            "linkshare_class_received_packets",
+            "Frames offered to the class",
+            &per(&|c| c.arrived.packets),
+        )?;
+        counter(
+            &mut e,
+            "linkshare_class_received_bytes",
+            "Bytes offered to the class",
+            &per(&|c| c.arrived.bytes),
+        )?;
+        counter(
+            &mut e,
+            "linkshare_class_sent_packets",
+            "Frames of the class handed to the kernel on the out interface",
+            &per(&|c| c.dequeued.packets),
+        )?;
+        counter(
+            &mut e,
+            "linkshare_class_sent_bytes",
+            "Bytes of the class handed to the kernel on the out interface",
+            &per(&|c| c.dequeued.bytes),
+        )?;
+        let drops = |bytes: bool| -> Vec<(Labels<'_>, u64)> {
+            classes
+                .iter()
+                .flat_map(|(n, st, c)| {
+                    DropReason::ALL.iter().map(move |r| {
+                        let d = c.dropped(*r);
+                        (
+                            vec![("class", *n), ("state", *st), ("reason", r.as_str())],
+                            if bytes { d.bytes } else { d.packets },
+                        )
+                    })
+                })
+                .collect()
+        };
+        counter(
+            &mut e,
+            "linkshare_class_dropped_packets",
+            "Frames of the class dropped, by reason",
+            &drops(false),
+        )?;
+        counter(
+            &mut e,
+            "linkshare_class_dropped_bytes",
+            "Bytes of the class dropped, by reason",
+            &drops(true),
+        )?;
+        let backlog = |bytes: bool| -> Vec<(Labels<'_>, f64)> {
+            classes
+                .iter()
+                .map(|(n, st, c)| {
+                    let q = if bytes {
+                        c.queued.bytes
+                    } else {
+                        c.queued.packets
+                    };
+                    (vec![("class", *n), ("state", *st)], q as f64)
+                })
+                .collect()
+        };
+        gauge(
+            &mut e,
+            "linkshare_class_backlog_packets",
+            "Frames queued in the class now",
+            &backlog(false),
+        )?;
+        gauge(
+            &mut e,
+            "linkshare_class_backlog_bytes",
+            "Bytes queued in the class now",
+            &backlog(true),
+        )?;
+        let rates: Vec<(Labels<'_>, f64)> = s
+            .classes
+            .iter()
+            .map(|c| (vec![("class", c.name.as_str())], c.rate_bps))
+            .collect();
+        gauge(
+            &mut e,
+            "linkshare_class_rate_bps",
+            "Bits per second sent by the class over the last 100 ms (interior classes and the link: sums)",
+            &rates,
+        )?;
+        {
+            let mut m = e.encode_descriptor(
+                "linkshare_pacing_error_seconds",
+                "Actual minus scheduled start of each transmission",
+                None,
+                MetricType::Histogram,
+            )?;
+            // Exported at every power of two (the histogram has four buckets per power);
+            // the encoder wants each bucket's own count and accumulates them.
+            let mut buckets: Vec<(f64, u64)> = Vec::new();
+            let mut pending = 0;
+            for (bound, c) in s.pacing.buckets() {
+                pending += c;
+                if bound.is_power_of_two() {
+                    buckets.push((bound as f64 / 1e9, pending));
+                    pending = 0;
+                }
+            }
+            if let Some(last) = buckets.last_mut() {
+                last.1 += pending;
+            }
+            let sum = s.pacing.sum_ns() as f64 / 1e9;
+            m.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+                sum,
+                s.pacing.count(),
+                &buckets,
+                None,
+            )?;
+        }
+        gauge(
+            &mut e,
+            "linkshare_pool_frames",
+            "Frame pool slots",
+            &[
+                (vec![("state", "capacity")], s.pool.capacity as f64),
+                (vec![("state", "in_use")], s.pool.in_use as f64),
+                (vec![("state", "high_water")], s.pool.high_water as f64),
+            ],
+        )?;
+        let d = &s.stats;
+        let none: Labels<'_> = Vec::new();
+        for (name, help, v) in [
+            (
+                "linkshare_datapath_loops",
+                "Turns of the datapath loop",
+                d.loops,
+            ),
+            (
+                "linkshare_datapath_sleeps",
+                "Times the datapath slept",
+                d.sleeps,
+            ),
+            (
+                "linkshare_datapath_rx_frames",
+                "Frames read on the in interface",
+                d.rx_frames,
+            ),
+            (
+                "linkshare_datapath_rx_bytes",
+                "Bytes read on the in interface",
+                d.rx_bytes,
+            ),
+            (
+                "linkshare_datapath_rx_errors",
+                "Frames lost reading the copy path",
+                d.rx_errors,
+            ),
+            (
+                "linkshare_datapath_segmented_frames",
+                "Super-frames cut into segments",
+                d.segmented,
+            ),
+            (
+                "linkshare_datapath_segments",
+                "Segments cut from super-frames",
+                d.segments,
+            ),
+            (
+                "linkshare_datapath_checksums_completed",
+                "Partial checksums completed",
+                d.checksums_completed,
+            ),
+            (
+                "linkshare_datapath_tx_frames",
+                "Frames handed to the kernel on the out interface",
+                d.tx_frames,
+            ),
+            (
+                "linkshare_datapath_tx_errors",
+                "Frames the kernel refused on the out interface",
+                d.tx_errors,
+            ),
+            (
+                "linkshare_datapath_tx_calls",
+                "sendmmsg calls on the out interface",
+                d.tx_calls,
+            ),
+            (
+                "linkshare_datapath_reverse_frames",
+                "Frames passed back from out to in",
+                d.reverse_frames,
+            ),
+            (
+                "linkshare_datapath_reverse_errors",
+                "Frames passed back that the kernel refused",
+                d.reverse_errors,
+            ),
+            (
+                "linkshare_datapath_reloads",
+                "Configurations reloaded",
+                d.reloads,
+            ),
+            (
+                "linkshare_datapath_reload_failures",
+                "Reloads refused",
+                d.reload_failures,
+            ),
+        ] {
+            counter(&mut e, name, help, &[(none.clone(), v)])?;
+        }
+        let unparsed: Vec<(Labels<'_>, u64)> = UNPARSED_REASONS
+            .iter()
+            .zip(d.unparsed)
+            .map(|((_, name), v)| (vec![("reason", *name)], v))
+            .collect();
+        counter(
+            &mut e,
+            "linkshare_datapath_unparsed",
+            "Frames that did not parse (sent to the default class), by reason",
+            &unparsed,
+        )?;
+        counter(
+            &mut e,
+            "linkshare_datapath_ring_drops",
+            "Frames the kernel dropped because a receive ring was full",
+            &[
+                (
+                    vec![("interface", s.interfaces.0.as_str())],
+                    d.ring_drops_in,
+                ),
+                (
+                    vec![("interface", s.interfaces.1.as_str())],
+                    d.ring_drops_out,
+                ),
+            ],
+        )?;
+        gauge(
+            &mut e,
+            "linkshare_uptime_seconds",
+            "Time since the shaper started",
+            &[(none, s.uptime.as_secs_f64())],
+        )?;
+        Ok(())
+    }
+}
+
+/// Serves `GET /metrics` on `addr` from a thread; the thread ends with the process.
+pub(crate) fn serve(addr: SocketAddr, shared: Shared) -> std::io::Result<JoinHandle<()>> {
+    let server = tiny_http::Server::http(addr).map_err(std::io::Error::other)?;
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(SnapshotCollector(shared)));
+    std::thread::Builder::new()
+        .name("linkshare-metrics".to_owned())
+        .spawn(move || {
+            for request in server.incoming_requests() {
+                let (status, body) = if request.url() == "/metrics" {
+                    let mut body = String::new();
+                    match prometheus_client::encoding::text::encode(&mut body, &registry) {
+                        Ok(()) => (200, body),
+                        Err(_) => (500, "cannot encode the metrics\n".to_owned()),
+                    }
+                } else {
+                    (404, "linkshare serves /metrics\n".to_owned())
+                };
+                let header = tiny_http::Header::from_bytes(
+                    &b"Content-Type"[..],
+                    &b"application/openmetrics-text; version=1.0.0; charset=utf-8"[..],
+                )
+                .ok();
+                let mut response = tiny_http::Response::from_string(body).with_status_code(status);
+                if let Some(h) = header {
+                    response = response.with_header(h);
+                }
+                let _ = request.respond(response);
+            }
+        })
+}

@@ -1,0 +1,157 @@
+//! `summary.json` and the terminal table of a shaper run, in the simulator's format
+//! (`linkshare_report::summary::Summary`), so that the same scripts and plots read
+//! simulated and real runs.
+//!
+//! What differs from a simulated run: `packets_delivered` counts frames handed to the
+//! kernel on `out` (the qdisc's dequeued frames), so nothing is counted in transmission
+//! or propagating; `duration_s` is the time since the
+//! shaper started; `delay_s` is the time from a frame's arrival on `in` to the start of
+//! its transmission on `out`, from a histogram (each value at its bucket's upper bound,
+//! a quarter of a power of two); `flows` is empty (the shaper sees frames, not flows);
+//! `link_sharing.status` is `"unavailable"` (no per-packet records are kept). Classes
+//! removed by a reload are not listed (their final counters are in the metrics, with
+//! `state="removed"`).
+
+use linkshare_report::quality::LinkSharing;
+use linkshare_report::summary::{
+    ClassSummary, DelaySummary, LinkSummary, Summary, drops_by_reason,
+};
+use linkshare_report::table::{TextTable, mbit, ms};
+use linkshare_sim::config::SINGLE_LINK;
+use linkshare_sim::result::DelayStats;
+
+use crate::snapshot::Snapshot;
+
+/// The summary of `s` (a snapshot taken with delays).
+pub fn summary(s: &Snapshot) -> Summary {
+    let secs = s.uptime.as_secs_f64();
+    let rate = |bytes: u64| {
+        if secs > 0.0 {
+            bytes as f64 * 8.0 / secs
+        } else {
+            0.0
+        }
+    };
+    let classes = s
+        .classes
+        .iter()
+        .map(|c| {
+            let dropped = c.counters.dropped_total();
+            let delay = c.delay.unwrap_or_default();
+            ClassSummary {
+                link: SINGLE_LINK.to_owned(),
+                name: c.name.clone(),
+                parent: c.parent.clone(),
+                leaf: c.leaf,
+                packets_sent: c.counters.arrived.packets,
+                bytes_sent: c.counters.arrived.bytes,
+                packets_delivered: c.counters.dequeued.packets,
+                bytes_delivered: c.counters.dequeued.bytes,
+                packets_dropped: dropped.packets,
+                bytes_dropped: dropped.bytes,
+                drops_by_reason: drops_by_reason(&c.counters),
+                packets_queued_at_end: c.counters.queued.packets,
+                bytes_queued_at_end: c.counters.queued.bytes,
+                packets_in_transmission_at_end: 0,
+                bytes_in_transmission_at_end: 0,
+                mean_rate_bps: rate(c.counters.dequeued.bytes),
+                delay_s: DelaySummary::from(&delay),
+            }
+        })
+        .collect();
+    // The link's counts are its root's (the first class); a frame handed to the kernel
+    // is delivered, so none is in transmission or propagating.
+    let root = s
+        .classes
+        .first()
+        .map(|c| c.counters.clone())
+        .unwrap_or_default();
+    let root_dropped = root.dropped_total();
+    Summary {
+        scenario: s.name.clone(),
+        seed: 0,
+        duration_s: secs,
+        window_s: crate::metrics::PUBLISH_INTERVAL.as_secs_f64(),
+        delay_records: "histogram",
+        links: vec![LinkSummary {
+            name: SINGLE_LINK.to_owned(),
+            scheduler: s.scheduler.to_owned(),
+            rate_bps: s.rate.bps(),
+            packets_sent: root.arrived.packets,
+            bytes_sent: root.arrived.bytes,
+            packets_delivered: root.dequeued.packets,
+            bytes_delivered: root.dequeued.bytes,
+            packets_dropped: root_dropped.packets,
+            bytes_dropped: root_dropped.bytes,
+            packets_queued_at_end: root.queued.packets,
+            bytes_queued_at_end: root.queued.bytes,
+            packets_in_transmission_at_end: 0,
+            bytes_in_transmission_at_end: 0,
+            packets_propagating_at_end: 0,
+            bytes_propagating_at_end: 0,
+            link_sharing: LinkSharing {
+                status: "unavailable",
+                unavailable_reason: Some(
+                    "a real link: the shaper keeps counters and histograms, not per-packet records"
+                        .to_owned(),
+                ),
+                empirical_alpha_bytes: None,
+                empirical_alpha_pair: None,
+                empirical_alpha_note: None,
+                max_gap_s: None,
+                max_gap_class: None,
+                max_gap_from_s: None,
+                intervals: Vec::new(),
+            },
+        }],
+        classes,
+        flows: Vec::new(),
+    }
+}
+
+/// The final table: every class indented by depth, the link first.
+pub fn table(s: &Snapshot) -> TextTable {
+    let header = [
+        "class",
+        "received",
+        "sent",
+        "dropped",
+        "queued",
+        "rate Mbit/s",
+        "p99 ms",
+    ];
+    let secs = s.uptime.as_secs_f64().max(1e-9);
+    let mut depth: Vec<(String, usize)> = Vec::new();
+    let mut rows = Vec::new();
+    for c in &s.classes {
+        let d = c
+            .parent
+            .as_ref()
+            .and_then(|p| depth.iter().find(|(n, _)| n == p))
+            .map_or(0, |(_, d)| d + 1);
+        depth.push((c.name.clone(), d));
+        let name = if d == 0 {
+            format!("{} [{}]", c.name, s.scheduler)
+        } else {
+            format!("{}{}", "  ".repeat(d), c.name)
+        };
+        let p99 = c
+            .delay
+            .as_ref()
+            .map_or(DelayStats::default().p99, |d| d.p99);
+        rows.push(vec![
+            name,
+            c.counters.arrived.packets.to_string(),
+            c.counters.dequeued.packets.to_string(),
+            c.counters.dropped_total().packets.to_string(),
+            c.counters.queued.packets.to_string(),
+            mbit(c.counters.dequeued.bytes as f64 * 8.0 / secs),
+            ms(p99),
+        ]);
+    }
+    TextTable {
+        groups: Vec::new(),
+        header: header.iter().map(|h| (*h).to_owned()).collect(),
+        rows,
+    }
+}
