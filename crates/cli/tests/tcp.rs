@@ -588,7 +588,10 @@ fn flows_csv_has_one_row_per_flow() {
     let bursts = read(&out, "bursts.csv");
     assert_eq!(
         bursts.lines().next(),
-        Some("flow,burst,conn,bytes,begun_s,first_sent_s,completed_s,delay_s,delivered_bytes")
+        Some(
+            "flow,burst,conn,bytes,begun_s,first_sent_s,completed_s,delay_s,delivered_bytes,\
+             last_delivered_s"
+        )
     );
     let summary = read(&out, "summary.json");
     assert!(summary.contains("\"transport\": {"), "{summary}");
@@ -757,4 +760,46 @@ fn repro_tcp_fairness_drr_is_fair() {
     let bytes = root["bytes_delivered"].as_f64().unwrap();
     let utilisation = bytes * 8.0 / (100e6 * v["duration_s"].as_f64().unwrap());
     assert!(utilisation > 0.9, "utilisation {utilisation}");
+}
+
+/// Restart after idle (ns-2's `slow_start_restart_`), on the FSC paper's unloaded link:
+/// a burst of 16 segments of 1000 B written one every 2 ms, 1 s apart, initial window 1.
+/// With restart every burst starts from one segment again: segments leave in rounds of
+/// 1, 2, 4, 8 and 1, one RTT (10 + 0.8 + 10 ms + 32 us of acknowledgement) apart, so the
+/// 16th leaves about 4 RTTs (83.3 ms) after the first and arrives 10.8 ms later: 94.1 ms.
+/// Without restart the window stays open (20 segments) and the second burst leaves at
+/// the writing pace: its last segment is written at 30 ms and arrives at 40.8 ms.
+#[test]
+fn idle_restart_closes_the_window_after_an_idle_rto() {
+    let text = |restart: bool| {
+        format!(
+            "[scenario]\nname = \"restart\"\nduration = \"2900ms\"\n\n[link]\nrate = \"10mbit\"\n\
+             delay = \"10ms\"\n\n[[class]]\nname = \"a\"\n\n[tcp]\nvariant = \"reno\"\n\
+             mss = \"960b\"\nheader = \"40b\"\nwindow = 20\ninitial_window = 1\n\
+             min_rto = \"200ms\"\ninitial_rto = \"3s\"\ngranularity = \"100ms\"\n\
+             idle_restart = {restart}\n\n[[flow]]\nname = \"f\"\nclass = \"a\"\n\
+             transport = \"tcp\"\nsource = {{ type = \"periodic-on-off\", burst = 16, \
+             peak = \"3840kbit\", period = \"1s\", size = \"960b\" }}\n"
+        )
+    };
+    let delays = |restart: bool| -> Vec<f64> {
+        let dir = TempDir::new("tcp-restart");
+        let out = run(&dir, &text(restart), "out");
+        read(&out, "bursts.csv")
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(7).unwrap().parse::<f64>().unwrap() * 1e3)
+            .collect()
+    };
+    let with = delays(true);
+    let without = delays(false);
+    assert_eq!((with.len(), without.len()), (3, 3));
+    // The first burst starts from the initial window either way.
+    assert!((with[0] - without[0]).abs() < 1e-9, "{with:?} {without:?}");
+    for d in &with {
+        assert!((93.5..=94.7).contains(d), "with restart: {with:?}");
+    }
+    for d in &without[1..] {
+        assert!((40.7..=41.0).contains(d), "without restart: {without:?}");
+    }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::curve::ServiceCurve;
 use crate::echo::echo;
-use crate::units::{Bytes, Rate};
+use crate::units::{Bytes, Duration, Rate};
 
 /// Dense index of a class in its [`ClassTree`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -66,6 +66,15 @@ impl Limit {
             Limit::Bytes(b) => bytes.0 + len.0 <= b.0,
         }
     }
+
+    /// Whether a queue holding `packets` and `bytes` is within the limit.
+    #[inline]
+    pub fn holds(self, packets: u64, bytes: Bytes) -> bool {
+        match self {
+            Limit::Packets(n) => packets <= n,
+            Limit::Bytes(b) => bytes.0 <= b.0,
+        }
+    }
 }
 
 /// The link at the root of the tree.
@@ -111,10 +120,53 @@ pub struct ClassSpec {
     pub max_packet: Option<Bytes>,
     /// DRR/HTB quantum in bytes.
     pub quantum: Option<Bytes>,
+    /// Makes the class a per-flow template ([`crate::perflow`]): the tree holds
+    /// `max_flows` leaf instances of it instead, each with these parameters.
+    pub per_flow: Option<PerFlow>,
     /// Where the class was declared.
     pub origin: Option<Origin>,
     /// Where individual fields were written, by field name; falls back to `origin`.
     pub field_origins: Vec<(&'static str, Origin)>,
+}
+
+/// A per-flow class template's settings ([`crate::perflow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PerFlow {
+    /// Instances preallocated: at most this many flows have a class of their own at once.
+    pub max_flows: u32,
+    /// How long an instance must have been empty before its flow is retired: the class
+    /// then serves the next new flow, and the old flow, if it comes back, is a new flow.
+    pub idle: Duration,
+}
+
+/// Most instances one per-flow template may have.
+pub const MAX_FLOWS: u32 = 1 << 20;
+
+/// A per-flow template of a validated tree: its instances are the consecutive leaf
+/// classes `first .. first + count`, named `NAME#0`, `NAME#1`, ...
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    /// The name the configuration gave the template (flows name it).
+    pub name: String,
+    /// The first instance.
+    pub first: ClassId,
+    /// Number of instances (`max_flows`).
+    pub count: u32,
+    /// How long an instance must have been empty before its flow is retired.
+    pub idle: Duration,
+}
+
+impl Template {
+    /// Whether `class` is one of the template's instances.
+    #[inline]
+    pub fn contains(&self, class: ClassId) -> bool {
+        class.0.wrapping_sub(self.first.0) < self.count
+    }
+
+    /// The instances, in id order.
+    pub fn instances(&self) -> impl Iterator<Item = ClassId> + '_ {
+        (self.first.0..self.first.0 + self.count).map(ClassId)
+    }
 }
 
 impl ClassSpec {
@@ -148,8 +200,12 @@ pub struct Class {
     pub children: Vec<ClassId>,
     /// Distance from the root (the root is 0).
     pub depth: u32,
-    /// The parameters as written (the root's spec holds the link's name and rate).
+    /// The parameters as written (the root's spec holds the link's name and rate; an
+    /// instance of a per-flow template has the template's, named `NAME#i`, without
+    /// `per_flow`).
     pub spec: ClassSpec,
+    /// The per-flow template it is an instance of (index in [`ClassTree::templates`]).
+    pub template: Option<u32>,
 }
 
 impl Class {
@@ -218,11 +274,78 @@ pub struct ClassTree {
     /// Indices into `classes` sorted by name, for lookups by name.
     by_name: Vec<ClassId>,
     leaves: Vec<ClassId>,
+    templates: Vec<Template>,
 }
 
 impl ClassTree {
     /// Builds and validates a tree. Returns every problem found, not just the first.
+    ///
+    /// A class with `per_flow` is a template: it is checked as one leaf of the tree as
+    /// written (it may not have children), then replaced by `max_flows` instances at its
+    /// place in the declaration order, so the classes declared after it get ids after
+    /// its instances. Rate guarantees are checked with every instance counted.
     pub fn build(link: LinkSpec, specs: Vec<ClassSpec>) -> Result<ClassTree, Vec<ConfigError>> {
+        if specs.iter().all(|s| s.per_flow.is_none()) {
+            return ClassTree::assemble(link, specs, Vec::new(), true);
+        }
+        let as_written = ClassTree::assemble(link.clone(), specs.clone(), Vec::new(), true)?;
+        let mut errors = Vec::new();
+        let mut expanded = Vec::new();
+        let mut templates = Vec::new();
+        for spec in specs {
+            let Some(pf) = spec.per_flow else {
+                expanded.push(spec);
+                continue;
+            };
+            let has_children = as_written
+                .id_of(&spec.name)
+                .is_some_and(|id| !as_written.get(id).children.is_empty());
+            if has_children {
+                errors.push(err(
+                    &spec,
+                    "per_flow",
+                    "a per-flow class has children",
+                    "per-flow classes are leaves (each flow gets one); put the children \
+                     under another class, or remove `per_flow`",
+                ));
+            }
+            if pf.max_flows == 0 || pf.max_flows > MAX_FLOWS {
+                errors.push(err(
+                    &spec,
+                    "per_flow",
+                    &format!("max_flows is {}", pf.max_flows),
+                    &format!("give between 1 and {MAX_FLOWS} flows"),
+                ));
+                continue;
+            }
+            templates.push(Template {
+                name: spec.name.clone(),
+                first: ClassId(expanded.len() as u32 + 1),
+                count: pf.max_flows,
+                idle: pf.idle,
+            });
+            for i in 0..pf.max_flows {
+                let mut instance = spec.clone();
+                instance.name = format!("{}#{i}", spec.name);
+                instance.per_flow = None;
+                expanded.push(instance);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        ClassTree::assemble(link, expanded, templates, false)
+    }
+
+    /// Builds and validates a tree of `specs`, whose per-flow templates have been
+    /// replaced by their instances (`templates`); `check_fields` checks each class's own
+    /// fields (instances were checked as their template).
+    fn assemble(
+        link: LinkSpec,
+        specs: Vec<ClassSpec>,
+        templates: Vec<Template>,
+        check_each: bool,
+    ) -> Result<ClassTree, Vec<ConfigError>> {
         let mut errors = Vec::new();
         let root = ClassSpec {
             name: link.name,
@@ -241,8 +364,10 @@ impl ClassTree {
         let mut all = Vec::with_capacity(specs.len() + 1);
         all.push(root);
         all.extend(specs);
-        for spec in &all[1..] {
-            check_fields(spec, &mut errors);
+        if check_each {
+            for spec in &all[1..] {
+                check_fields(spec, &mut errors);
+            }
         }
         let by_name = sorted_names(&all, &mut errors);
         let lookup = |name: &str| -> Option<ClassId> {
@@ -283,6 +408,10 @@ impl ClassTree {
                 children: Vec::new(),
                 depth: depths[i],
                 spec,
+                template: templates
+                    .iter()
+                    .position(|t| t.contains(ClassId(i as u32)))
+                    .map(|t| t as u32),
             })
             .collect();
         for (i, parent) in parents.iter().enumerate().skip(1) {
@@ -300,7 +429,21 @@ impl ClassTree {
             classes,
             by_name,
             leaves,
+            templates,
         })
+    }
+
+    /// The per-flow templates, in declaration order.
+    pub fn templates(&self) -> &[Template] {
+        &self.templates
+    }
+
+    /// The index of the per-flow template named `name`.
+    pub fn template_named(&self, name: &str) -> Option<u32> {
+        self.templates
+            .iter()
+            .position(|t| t.name == name)
+            .map(|t| t as u32)
     }
 
     /// The root (the link).
@@ -376,11 +519,19 @@ fn err(spec: &ClassSpec, field: &'static str, problem: &str, fix: &str) -> Confi
     }
 }
 
+/// Letters, digits, `_`, `-`, `.`; or an instance's name, `NAME#N` with `N` decimal
+/// (the names [`ClassTree::build`] gives a per-flow template's instances, which a tree
+/// rebuilt from them, such as FSC's flattened copy, must accept).
 fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    match name.split_once('#') {
+        None => plain(name),
+        Some((base, n)) => plain(base) && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()),
+    }
 }
 
 /// Checks each field of one class on its own.

@@ -14,6 +14,7 @@
 //! * [`buffer`]: buffer policies usable with any discipline.
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
+//! * [`perflow`]: per-flow classes, instances of a template handed to flows as they come.
 //! * [`echo`]: user input quoted back in messages, cut to a readable length.
 //! * `testing` (feature `testing`): the conformance harness every scheduler is run
 //!   through, and test fixtures.
@@ -24,6 +25,7 @@ pub mod curve;
 pub mod ds;
 pub mod echo;
 pub mod hierarchy;
+pub mod perflow;
 pub mod port;
 pub mod sched;
 pub mod share;

@@ -63,6 +63,11 @@ impl<P: Packet, S: Scheduler<P>> EgressPort<P, S> {
         )
     }
 
+    /// Resets leaf `class`, which holds no packet ([`Qdisc::reset_class`]).
+    pub fn reset_class(&mut self, now: Instant, class: ClassId) {
+        self.qdisc.reset_class(now, class);
+    }
+
     /// The qdisc (counters, backlog).
     pub fn qdisc(&self) -> &Qdisc<P, S> {
         &self.qdisc

@@ -17,7 +17,11 @@
 //! react to every arrival, admitted or not (CBQ's top-level cutoff, as in Linux, where
 //! the class's queue drops the packet inside the qdisc's enqueue). Arrivals refused as
 //! [`DropReason::NotALeaf`] or [`DropReason::TooLarge`] are not: they are not arrivals
-//! to a class that can hold packets, or not packets the class accepts at all.
+//! to a class that can hold packets, or not packets the class accepts at all. The one
+//! exception to "decides before" is [`Overflow::PushOutSecond`]: the shared limit never
+//! refuses an arrival there; the arrival is queued, and packets behind the heads of the
+//! longest queues are pushed out (counted as evicted) until the buffer is within its
+//! limit again.
 
 use crate::buffer::{BufferConfig, Overflow};
 use crate::ds::IndexedHeap;
@@ -159,7 +163,7 @@ pub struct Qdisc<P, S> {
     admission: Vec<Admission>,
     buffer: BufferConfig,
     /// Leaves by backlog, largest first (key = `u64::MAX - backlog`); only maintained
-    /// for [`Overflow::PushOutLongest`] with a shared limit.
+    /// for the push-out rules ([`Overflow::pushes_out`]) with a shared limit.
     longest: Option<IndexedHeap>,
     /// Scratch space for packets the discipline evicts during one enqueue.
     evicted: Vec<Dropped<P>>,
@@ -178,7 +182,7 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
         } else {
             buffer
         };
-        let push_out = buffer.shared.is_some() && buffer.overflow == Overflow::PushOutLongest;
+        let push_out = buffer.shared.is_some() && buffer.overflow.pushes_out();
         Qdisc {
             sched,
             per_class: vec![Counters::default(); n],
@@ -256,6 +260,9 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
                 on_drop(d);
             }
             self.evicted = evicted;
+        }
+        if queued && self.buffer.overflow == Overflow::PushOutSecond {
+            self.push_out_behind_heads(&mut on_drop);
         }
         queued
     }
@@ -353,6 +360,34 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
         removed
     }
 
+    /// [`Overflow::PushOutSecond`] after an arrival was queued: while the shared buffer
+    /// holds more than its limit, pushes out the packet behind the head of the longest
+    /// queue (its only packet if it has one), handing each to `on_drop`.
+    fn push_out_behind_heads(&mut self, on_drop: &mut impl FnMut(Dropped<P>)) {
+        let Some(shared) = self.buffer.shared else {
+            return;
+        };
+        loop {
+            let t = self.total.queued;
+            if shared.holds(t.packets, Bytes(t.bytes)) {
+                return;
+            }
+            let Some((victim, _)) = self.longest.as_ref().and_then(IndexedHeap::peek) else {
+                return;
+            };
+            let victim = ClassId(victim);
+            let Some(pkt) = self.sched.remove_behind_head(victim) else {
+                return;
+            };
+            self.count_eviction(victim, len_of(&pkt), DropReason::PushedOut);
+            on_drop(Dropped {
+                pkt,
+                class: victim,
+                reason: DropReason::PushedOut,
+            });
+        }
+    }
+
     /// The next packet the scheduler releases at `now`.
     #[must_use = "a dequeued packet must be sent or accounted for"]
     pub fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
@@ -365,6 +400,18 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
         self.total.queued.sub(len);
         self.backlog_changed(d.class);
         Some(d)
+    }
+
+    /// Resets leaf `class`, which must hold no packet, in the discipline
+    /// ([`Scheduler::reset_class`]): a per-flow instance starting to serve a new flow
+    /// ([`crate::perflow`]). The counters are kept: they count the class, not its flows.
+    pub fn reset_class(&mut self, now: Instant, class: ClassId) {
+        debug_assert_eq!(
+            self.backlog(class).packets,
+            0,
+            "reset_class: the class holds packets"
+        );
+        self.sched.reset_class(now, class);
     }
 
     /// When the scheduler can next release a packet (see [`Scheduler::poll_at`]).
@@ -425,6 +472,10 @@ impl<P: Packet, S: Scheduler<P>> Qdisc<P, S> {
             return Some(DropReason::ClassLimit);
         }
         let shared = self.buffer.shared?;
+        if self.buffer.overflow == Overflow::PushOutSecond {
+            // The arrival is queued first; `push_out_behind_heads` makes room after.
+            return None;
+        }
         loop {
             let t = self.total.queued;
             if shared.admits(t.packets, Bytes(t.bytes), len) {

@@ -6,8 +6,11 @@
 //!
 //! * the conservation identities of the counters ([`Qdisc::check_conservation`]);
 //! * FIFO order within each class: a dequeued packet is the oldest queued packet of its
-//!   class; a packet pushed out ([`DropReason::PushedOut`]) is the newest of its class;
-//!   any other eviction removes a packet that is queued in the class it names;
+//!   class; a packet pushed out ([`DropReason::PushedOut`]) is the newest of its class
+//!   under [`Overflow::PushOutLongest`], and the one behind its head (or its only one)
+//!   under [`Overflow::PushOutSecond`], where the arrival counts as queued before the
+//!   push-outs it causes; any other eviction removes a packet that is queued in the
+//!   class it names;
 //! * the qdisc's backlog of every class and in total equals the model's (packets and
 //!   bytes);
 //! * every packet is accounted for exactly once: it is queued, dequeued or dropped, and
@@ -31,7 +34,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use crate::buffer::BufferConfig;
+use crate::buffer::{BufferConfig, Overflow};
 use crate::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
 use crate::sched::{DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::stats::Qdisc;
@@ -149,6 +152,7 @@ enum Fate {
 /// The qdisc under test, the model, and the run's position.
 struct Harness<S> {
     qdisc: Qdisc<TestPacket, S>,
+    overflow: Overflow,
     work_conserving: bool,
     now: Instant,
     op: usize,
@@ -176,6 +180,7 @@ impl<S: Scheduler<TestPacket>> Harness<S> {
         let work_conserving = sched.is_work_conserving();
         Harness {
             qdisc: Qdisc::new(tree, sched, buffer),
+            overflow: buffer.overflow,
             work_conserving,
             now: Instant::ZERO,
             op: 0,
@@ -219,10 +224,16 @@ impl<S: Scheduler<TestPacket>> Harness<S> {
         let mut drops = core::mem::take(&mut self.drops);
         let pkt = TestPacket { id, len };
         let queued = self.qdisc.enqueue(self.now, class, pkt, |d| drops.push(d));
+        // Push-out-second queues the arrival before it pushes anything out, the arrival
+        // included.
+        let queued_first = queued && self.overflow == Overflow::PushOutSecond;
+        if queued_first {
+            self.queued_now(id, class, len);
+        }
         let mut arrival_dropped = false;
         for d in drops.drain(..) {
             self.report.dropped += 1;
-            if d.pkt.id == id {
+            if d.pkt.id == id && !queued_first {
                 if arrival_dropped || d.class != class {
                     return self.fail(format!(
                         "arrival {id} to class {} dropped twice or under class {}",
@@ -235,7 +246,7 @@ impl<S: Scheduler<TestPacket>> Harness<S> {
             }
         }
         self.drops = drops;
-        if queued == arrival_dropped {
+        if !queued_first && queued == arrival_dropped {
             return self.fail(format!(
                 "Qdisc::enqueue returned {queued} for packet {id} but the packet was {}",
                 if arrival_dropped {
@@ -245,14 +256,19 @@ impl<S: Scheduler<TestPacket>> Harness<S> {
                 }
             ));
         }
-        if queued {
-            self.report.enqueued += 1;
-            self.fate[id as usize] = Fate::Queued(class);
-            self.queues[class.index()].push_back(id);
-            self.bytes[class.index()] += u64::from(len);
-            self.queued += 1;
+        if queued && !queued_first {
+            self.queued_now(id, class, len);
         }
         Ok(())
+    }
+
+    /// Records arrival `id` of `len` bytes as queued in `class`.
+    fn queued_now(&mut self, id: u64, class: ClassId, len: u32) {
+        self.report.enqueued += 1;
+        self.fate[id as usize] = Fate::Queued(class);
+        self.queues[class.index()].push_back(id);
+        self.bytes[class.index()] += u64::from(len);
+        self.queued += 1;
     }
 
     /// Accounts for a queued packet the qdisc dropped to admit an arrival.
@@ -267,11 +283,16 @@ impl<S: Scheduler<TestPacket>> Harness<S> {
                 d.class.0
             ));
         }
-        let newest = self.queues[d.class.index()].back().copied();
-        if d.reason == DropReason::PushedOut && newest != Some(id) {
+        let queue = &self.queues[d.class.index()];
+        let expected = match self.overflow {
+            Overflow::PushOutSecond => queue.get(1).or(queue.front()).copied(),
+            _ => queue.back().copied(),
+        };
+        if d.reason == DropReason::PushedOut && expected != Some(id) {
             return self.fail(format!(
-                "packet {id} pushed out of class {} is not its newest (newest: {newest:?})",
-                d.class.0
+                "packet {id} pushed out of class {} under {:?} is not the one the rule \
+                 names ({expected:?})",
+                d.class.0, self.overflow
             ));
         }
         let queue = &mut self.queues[d.class.index()];

@@ -127,7 +127,11 @@ fn specs(flat: bool, gens: &[ClassGen]) -> Vec<ClassSpec> {
 }
 
 fn buffer() -> impl Strategy<Value = BufferConfig> {
-    let overflow = prop_oneof![Just(Overflow::TailDrop), Just(Overflow::PushOutLongest)];
+    let overflow = prop_oneof![
+        Just(Overflow::TailDrop),
+        Just(Overflow::PushOutLongest),
+        Just(Overflow::PushOutSecond)
+    ];
     let shared = prop::option::of(prop_oneof![
         (1u64..60).prop_map(Limit::Packets),
         (1500u64..80_000).prop_map(|b| Limit::Bytes(Bytes(b))),
@@ -327,6 +331,9 @@ mod harness_catches {
         fn remove_newest(&mut self, class: ClassId) -> Option<TestPacket> {
             let at = self.queue.iter().rposition(|(c, _)| *c == class)?;
             Some(self.queue.remove(at).1)
+        }
+        fn remove_behind_head(&mut self, class: ClassId) -> Option<TestPacket> {
+            self.remove_newest(class)
         }
     }
 

@@ -231,38 +231,40 @@ fn qdisc_pairs_do_not_allocate() {
 }
 
 /// A full shared buffer with push-out: every arrival evicts a packet, through
-/// `remove_newest` and the qdisc's longest-queue heap.
+/// `remove_newest` (or `remove_behind_head`) and the qdisc's longest-queue heap.
 #[test]
 fn push_out_does_not_allocate() {
     let tree = ClassTree::flat(Rate::from_gbit(1), CLASSES);
     let shared = Limit::Packets(u64::from(PEAK / 2) * CLASSES as u64);
-    let buffer = BufferConfig {
-        shared: Some(shared),
-        overflow: Overflow::PushOutLongest,
-    };
-    for config in configs(buffer) {
-        let kind = describe(&config);
-        let mut q = qdisc(&config, &tree, buffer);
-        let mut traffic = Traffic::new();
-        warm_up(&mut q, &mut traffic);
-        let mut drops = 0u32;
-        let n = allocations_in(|| {
-            for _ in 0..PAIRS {
-                let (class, pkt) = traffic.arrival();
-                q.enqueue(Instant::ZERO, class, pkt, |d| {
-                    traffic.departed(d.class);
-                    drops += 1;
-                });
-            }
-        });
-        assert_eq!(
-            n, 0,
-            "{kind}: {n} allocations in {PAIRS} arrivals to a full buffer"
-        );
-        assert_eq!(
-            drops, PAIRS,
-            "{kind}: every arrival to the full buffer costs one packet"
-        );
+    for overflow in [Overflow::PushOutLongest, Overflow::PushOutSecond] {
+        let buffer = BufferConfig {
+            shared: Some(shared),
+            overflow,
+        };
+        for config in configs(buffer) {
+            let kind = describe(&config);
+            let mut q = qdisc(&config, &tree, buffer);
+            let mut traffic = Traffic::new();
+            warm_up(&mut q, &mut traffic);
+            let mut drops = 0u32;
+            let n = allocations_in(|| {
+                for _ in 0..PAIRS {
+                    let (class, pkt) = traffic.arrival();
+                    q.enqueue(Instant::ZERO, class, pkt, |d| {
+                        traffic.departed(d.class);
+                        drops += 1;
+                    });
+                }
+            });
+            assert_eq!(
+                n, 0,
+                "{kind}, {overflow:?}: {n} allocations in {PAIRS} arrivals to a full buffer"
+            );
+            assert_eq!(
+                drops, PAIRS,
+                "{kind}, {overflow:?}: every arrival to the full buffer costs one packet"
+            );
+        }
     }
 }
 
@@ -295,5 +297,55 @@ fn egress_port_does_not_allocate() {
             "{kind}: {n} allocations in {PAIRS} arrivals and transmissions"
         );
         assert_eq!(started, PAIRS);
+    }
+}
+
+/// Per-flow classes: a new flow taking the instance idle longest (retiring its flow),
+/// the discipline's reset, the packet's passage and the instance emptying again, for
+/// every discipline that runs per-flow templates.
+#[test]
+fn per_flow_create_and_retire_do_not_allocate() {
+    use linkshare_core::hierarchy::{ClassSpec, LinkSpec, PerFlow};
+    use linkshare_core::perflow::{Assigned, FlowTable};
+    use linkshare_core::units::Duration;
+    let mut web = ClassSpec::new("web", None);
+    web.per_flow = Some(PerFlow {
+        max_flows: 64,
+        idle: Duration::ZERO,
+    });
+    let link = LinkSpec {
+        name: "link".into(),
+        rate: Rate::from_gbit(1),
+        origin: None,
+    };
+    let tree = ClassTree::build(link, vec![web, ClassSpec::new("bulk", None)]).unwrap();
+    for &kind in SchedulerKind::ALL.iter().filter(|k| k.resets_classes()) {
+        let mut sched: Box<dyn Scheduler<TestPacket>> =
+            linkshare_core::sched::build(kind, &tree).unwrap();
+        let mut table = FlowTable::new(&tree);
+        let mut evicted = Vec::with_capacity(4);
+        let mut step = |key: u64| {
+            let now = Instant(key);
+            let Assigned::New(c) = table.classify(now, 0, key) else {
+                panic!("{kind}: an instance idle for 0 is always free");
+            };
+            sched.reset_class(now, c);
+            let _ = sched.enqueue(now, c, TestPacket { id: key, len: 100 }, &mut evicted);
+            table.filled(c);
+            let sent = sched.dequeue(now).expect("one packet queued");
+            table.emptied(now, sent.class);
+        };
+        for key in 0..1000 {
+            step(key);
+        }
+        let n = allocations_in(|| {
+            for key in 1000..1000 + u64::from(PAIRS) {
+                step(key);
+            }
+        });
+        assert_eq!(
+            n, 0,
+            "{kind}: {n} allocations in {PAIRS} create + retire pairs"
+        );
     }
 }

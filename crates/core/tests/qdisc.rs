@@ -7,6 +7,7 @@ use linkshare_core::stats::{Count, Counters};
 use linkshare_core::testing::TestPacket;
 use linkshare_core::units::{Bytes, Instant, Rate};
 use linkshare_core::{DropReason, Qdisc};
+use proptest::prelude::*;
 
 const T0: Instant = Instant::ZERO;
 
@@ -234,6 +235,116 @@ fn push_out_from_the_longest_queue_in_bytes() {
     );
     assert_eq!(q.total().queued, c(2, 2500));
     q.check_conservation().unwrap();
+}
+
+/// The FSC paper's rule with a 3000 B shared limit: the arrival is queued, then the
+/// packet behind the head of the longest queue (in bytes; ties to the smaller id) goes,
+/// until the buffer fits; a longest queue of one packet loses it, even when it is the
+/// arrival's own.
+#[test]
+fn push_out_second_drops_behind_the_head_of_the_longest_queue() {
+    let buffer = BufferConfig {
+        shared: Some(Limit::Bytes(Bytes(3000))),
+        overflow: Overflow::PushOutSecond,
+    };
+    let (a, b) = (1, 2);
+    let (_, mut q) = qdisc(vec![class("a", None), class("b", None)], buffer);
+    assert!(offer(&mut q, a, 0, 1000).0);
+    assert!(offer(&mut q, a, 1, 700).0);
+    assert!(offer(&mut q, a, 2, 800).0);
+    assert!(offer(&mut q, b, 3, 400).0);
+    // 2900 B; b's 200 B arrival makes 3100: a (2500 B) is longest; its second packet (1,
+    // 700 B) goes, not its newest.
+    assert_eq!(
+        offer(&mut q, b, 4, 200),
+        (true, vec![(1, a, DropReason::PushedOut)])
+    );
+    // a: 0, 2 (1800 B); b: 3, 4 (600 B). An arrival of 1500 B to b makes 3900 B, b
+    // 2100 B is longest now: its second packet (4, 200 B) goes, then b (1900 B) is
+    // still longest: 5 itself is now second and goes.
+    assert_eq!(
+        offer(&mut q, b, 5, 1500),
+        (
+            true,
+            vec![(4, b, DropReason::PushedOut), (5, b, DropReason::PushedOut)]
+        )
+    );
+    // a 1800 B, b 400 B: an arrival of 1000 B to a makes 3200 B; a (2800 B) loses its
+    // second packet (2, 800 B), keeping its head and the arrival.
+    assert_eq!(
+        offer(&mut q, a, 6, 1000),
+        (true, vec![(2, a, DropReason::PushedOut)])
+    );
+    let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(T0))
+        .map(|d| d.pkt.id)
+        .collect();
+    assert_eq!(order, [0, 3, 6]);
+    assert_eq!(
+        q.counters(ClassId(b)).evicted[DropReason::PushedOut.index()],
+        c(2, 1700)
+    );
+    assert_eq!(q.total().dropped(DropReason::SharedLimit), c(0, 0));
+    q.check_conservation().unwrap();
+    // Queues of one packet each: the longest single packet goes, the arrival's own.
+    let buffer = BufferConfig {
+        shared: Some(Limit::Packets(1)),
+        overflow: Overflow::PushOutSecond,
+    };
+    let (_, mut q) = qdisc(vec![class("a", None), class("b", None)], buffer);
+    assert!(offer(&mut q, a, 0, 100).0);
+    assert_eq!(
+        offer(&mut q, b, 1, 100),
+        (true, vec![(0, a, DropReason::PushedOut)]),
+        "a tie in packets goes to the smaller id"
+    );
+    q.check_conservation().unwrap();
+}
+
+proptest! {
+    /// Against a model of the rule computed apart: per-class queues of (id, len), the
+    /// arrival appended, then while over the limit the element behind the head (or the
+    /// only one) of the longest queue in bytes, ties to the smaller class, removed. Every
+    /// drop the qdisc reports, in order, is the model's, and the buffer never holds more
+    /// than its limit after an arrival (spec check X3).
+    #[test]
+    fn push_out_second_matches_a_model(
+        limit in 1500u64..12_000,
+        ops in prop::collection::vec((0u32..4, 40u32..=1500, any::<bool>()), 1..300),
+    ) {
+        let buffer = BufferConfig {
+            shared: Some(Limit::Bytes(Bytes(limit))),
+            overflow: Overflow::PushOutSecond,
+        };
+        let (_, mut q) = qdisc((0..4).map(|i| class(&format!("c{i}"), None)).collect(), buffer);
+        let mut model: Vec<std::collections::VecDeque<(u64, u32)>> = vec![Default::default(); 5];
+        for (id, (leaf, len, dequeue)) in (0u64..).zip(ops) {
+            if dequeue {
+                let d = q.dequeue(T0);
+                if let Some(d) = d {
+                    let front = model[d.class.index()].pop_front();
+                    prop_assert_eq!(front.map(|(i, _)| i), Some(d.pkt.id));
+                }
+                continue;
+            }
+            let class = leaf + 1;
+            let (queued, drops) = offer(&mut q, class, id, len);
+            prop_assert!(queued);
+            model[class as usize].push_back((id, len));
+            let bytes = |m: &std::collections::VecDeque<(u64, u32)>| -> u64 {
+                m.iter().map(|&(_, l)| u64::from(l)).sum()
+            };
+            let mut expected = Vec::new();
+            while model.iter().map(bytes).sum::<u64>() > limit {
+                let longest = (1..5).max_by_key(|&k| (bytes(&model[k]), std::cmp::Reverse(k))).unwrap();
+                let at = if model[longest].len() >= 2 { 1 } else { 0 };
+                let (victim, _) = model[longest].remove(at).unwrap();
+                expected.push((victim, longest as u32, DropReason::PushedOut));
+            }
+            prop_assert_eq!(drops, expected);
+            prop_assert!(q.total().queued.bytes <= limit);
+            prop_assert_eq!(q.check_conservation(), Ok(()));
+        }
+    }
 }
 
 #[test]

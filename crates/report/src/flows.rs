@@ -12,7 +12,12 @@
 //! `bytes_delivered · 8 / (end − start)` in bit/s: application bytes (over TCP in order
 //! and once each; over UDP every byte of every packet that arrived), over the time the
 //! flow was active; empty when the flow delivered nothing. A burst's **delay** is
-//! `completed − first_sent` (FSC paper §3), empty when the burst did not complete.
+//! `completed − first_sent` (FSC paper §3), empty when the burst did not complete;
+//! `last_delivered_s` is when its last delivered byte arrived, also for a burst that
+//! lost packets (the FSC paper's delay of a UDP burst with drops is
+//! `last_delivered − first_sent`). A flow's **drop rate** is `packets_dropped /
+//! packets_sent` over the packets its source sent on its route (retransmissions
+//! included; acknowledgements are counted apart), empty when it sent none.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -28,10 +33,11 @@ use crate::svg::Series;
 /// Header of `flows.csv`.
 pub const FLOWS_HEADER: &str = "flow,class,protocol,bytes_delivered,start_s,end_s,goodput_bps,\
                                 retransmits,timeouts,fast_retransmits,completed,acks_sent,\
-                                acks_dropped,bursts,bursts_completed,mean_burst_delay_s";
+                                acks_dropped,bursts,bursts_completed,mean_burst_delay_s,\
+                                packets_sent,packets_dropped,drop_rate";
 /// Header of `bursts.csv`.
-pub const BURSTS_HEADER: &str =
-    "flow,burst,conn,bytes,begun_s,first_sent_s,completed_s,delay_s,delivered_bytes";
+pub const BURSTS_HEADER: &str = "flow,burst,conn,bytes,begun_s,first_sent_s,completed_s,delay_s,delivered_bytes,\
+     last_delivered_s";
 /// Header of `tcp_trace.csv`.
 pub const TCP_TRACE_HEADER: &str =
     "flow,conn,time_s,cwnd_bytes,ssthresh_bytes,srtt_s,rttvar_s,rto_s";
@@ -131,7 +137,7 @@ pub fn flows(w: &mut dyn Write, result: &RunResult, classes: &[String]) -> io::R
         let a = Activity::of(f);
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.name,
             classes.get(i).map_or("?", String::as_str),
             t.protocol,
@@ -149,6 +155,13 @@ pub fn flows(w: &mut dyn Write, result: &RunResult, classes: &[String]) -> io::R
             a.bursts_completed,
             a.mean_burst_delay
                 .map_or_else(String::new, |d| dur_secs(d).to_string()),
+            f.sent.packets,
+            f.dropped.packets,
+            if f.sent.packets == 0 {
+                String::new()
+            } else {
+                format!("{:.6}", f.dropped.packets as f64 / f.sent.packets as f64)
+            },
         )?;
     }
     Ok(())
@@ -165,7 +178,7 @@ pub fn bursts(w: &mut dyn Write, result: &RunResult, labels: &Labels<'_>) -> io:
             };
             writeln!(
                 w,
-                "{},{},{},{},{},{},{},{delay},{}",
+                "{},{},{},{},{},{},{},{delay},{},{}",
                 labels.flow(i),
                 b.index,
                 b.conn,
@@ -173,7 +186,8 @@ pub fn bursts(w: &mut dyn Write, result: &RunResult, labels: &Labels<'_>) -> io:
                 secs(b.begun),
                 cell(b.first_sent),
                 cell(b.completed),
-                b.delivered
+                b.delivered,
+                cell(b.last_delivered)
             )?;
         }
     }

@@ -261,6 +261,7 @@ mod tests {
             peak: mbit(10),
             period: ms(20),
             size: 1000,
+            variations: Default::default(),
         };
         // 4 * 1000 * 8 bits every 20 ms = 1.6 Mbit/s.
         assert!((mean_rate_bps(&periodic) - 1.6e6).abs() < 1e-6);

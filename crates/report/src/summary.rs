@@ -85,6 +85,30 @@ pub struct LinkSummary {
     /// Link-sharing quality: empirical alpha, largest gap, and reference against
     /// measured rates per interval of constant demand (see [`super::quality`]).
     pub link_sharing: LinkSharing,
+    /// The per-flow templates and what happened in their pools (left out when the link
+    /// has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_flow: Vec<PerFlowSummary>,
+}
+
+/// One per-flow template of a link: its pool of instances over the run.
+#[derive(Debug, serde::Serialize)]
+pub struct PerFlowSummary {
+    /// The template's name (its instances are the classes `NAME#i`).
+    pub template: String,
+    /// Instances in the pool.
+    pub instances: u32,
+    /// How long an instance stays empty before its flow is retired, s.
+    pub idle_s: f64,
+    /// Flows that got an instance (a flow back after `idle` counts again).
+    pub flows_created: u64,
+    /// Flows retired when their instance was needed again.
+    pub flows_retired: u64,
+    /// Packets that found no free instance and shared one: nonzero means the pool was
+    /// too small for the traffic.
+    pub shared_packets: u64,
+    /// The most instances holding packets at once.
+    pub peak_busy: u32,
 }
 
 /// One class of one link. Counters of an interior class (and of the root, named after
@@ -315,6 +339,19 @@ impl Summary {
                     packets_propagating_at_end: l.propagating.packets,
                     bytes_propagating_at_end: l.propagating.bytes,
                     link_sharing,
+                    per_flow: l
+                        .per_flow
+                        .iter()
+                        .map(|p| PerFlowSummary {
+                            template: p.name.clone(),
+                            instances: p.instances,
+                            idle_s: p.idle.as_secs_f64(),
+                            flows_created: p.stats.created,
+                            flows_retired: p.stats.retired,
+                            shared_packets: p.stats.shared_packets,
+                            peak_busy: p.stats.peak_busy,
+                        })
+                        .collect(),
                 }
             })
             .collect();

@@ -146,7 +146,9 @@ pub fn mbit(bps: f64) -> String {
 }
 
 /// The per-class table of a run: every class of every link, indented by depth (the
-/// link itself first, as `name [scheduler]`, its counters summing all classes).
+/// link itself first, as `name [scheduler]`, its counters summing all classes). The
+/// instances of a per-flow template make one row, `NAME (N per-flow)`: their counters
+/// and rates summed, their delays pooled.
 pub fn run_table(result: &RunResult) -> TextTable {
     let header = [
         "class",
@@ -161,23 +163,63 @@ pub fn run_table(result: &RunResult) -> TextTable {
     let labels = Labels::new(result);
     let mut rows = Vec::new();
     for (i, link) in result.links.iter().enumerate() {
-        for c in &link.classes {
+        let mut k = 0;
+        while let Some(c) = link.classes.get(k) {
             let depth = depth(&link.classes, c);
-            let name = if depth == 0 {
-                format!("{} [{}]", link.name, link.scheduler)
-            } else {
-                format!("{}{}", "  ".repeat(depth), labels.class(i, c.id))
+            // The per-flow template this class is the first instance of, if any.
+            let template = link
+                .per_flow
+                .iter()
+                .find(|t| c.name == format!("{}#0", t.name));
+            let (name, members) = match template {
+                Some(t) => (
+                    format!(
+                        "{}{} ({} per-flow)",
+                        "  ".repeat(depth),
+                        t.name,
+                        t.instances
+                    ),
+                    &link.classes[k..(k + t.instances as usize).min(link.classes.len())],
+                ),
+                None if depth == 0 => (
+                    format!("{} [{}]", link.name, link.scheduler),
+                    &link.classes[k..=k],
+                ),
+                None => (
+                    format!("{}{}", "  ".repeat(depth), labels.class(i, c.id)),
+                    &link.classes[k..=k],
+                ),
+            };
+            let delays = match members {
+                [one] => one.delay,
+                _ => members[1..]
+                    .iter()
+                    .fold(members[0].delays.clone(), |acc, m| acc.merged(&m.delays))
+                    .stats(),
             };
             rows.push(vec![
                 name,
-                c.counters.arrived.packets.to_string(),
-                c.delivered.packets.to_string(),
-                c.counters.dropped_total().packets.to_string(),
-                mbit(c.mean_rate_bps),
-                ms(c.delay.mean),
-                ms(c.delay.p99),
-                ms(c.delay.max),
+                members
+                    .iter()
+                    .map(|m| m.counters.arrived.packets)
+                    .sum::<u64>()
+                    .to_string(),
+                members
+                    .iter()
+                    .map(|m| m.delivered.packets)
+                    .sum::<u64>()
+                    .to_string(),
+                members
+                    .iter()
+                    .map(|m| m.counters.dropped_total().packets)
+                    .sum::<u64>()
+                    .to_string(),
+                mbit(members.iter().map(|m| m.mean_rate_bps).sum()),
+                ms(delays.mean),
+                ms(delays.p99),
+                ms(delays.max),
             ]);
+            k += members.len();
         }
     }
     TextTable {

@@ -30,6 +30,13 @@ pub const SCED_VS_FSC: Variant = Variant {
     toml: include_str!("../../../scenarios/sced-vs-fsc.toml"),
 };
 
+/// The papers' TCP sessions of `sced-vs-fsc`.
+pub const SCED_VS_FSC_TCP: Variant = Variant {
+    name: Some("tcp"),
+    file: "sced-vs-fsc-tcp.toml",
+    toml: include_str!("../../../scenarios/sced-vs-fsc-tcp.toml"),
+};
+
 /// The variants of `fsc-burst`, one per preferred burst size (packets).
 pub const BURST: [Variant; 5] = [
     Variant {
@@ -112,7 +119,8 @@ fn predicted_starvation(sc: &ServiceCurve, w1: u64, start: Instant, c: Rate) -> 
     c.tx_time(Bytes(catch_up))
 }
 
-/// `sced-vs-fsc`.
+/// `sced-vs-fsc`: the greedy variant (labelled, its outputs in `DIR/`), then the
+/// papers' TCP sessions (`DIR/tcp/`).
 pub fn sced_vs_fsc(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
     let (kinds, missing) = schedulers(&SCED_VS_FSC_SCHEDULERS, opts)?;
     header(
@@ -121,20 +129,38 @@ pub fn sced_vs_fsc(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproE
             "sced-vs-fsc: H-FSC paper Fig. 3, FSC paper Figs. 3 and 4: two flows on 10 Mbit/s, \
              f2 starting 2 s after f1, both with the same concave curve (m1 = 4 m2, knee at \
              6000 B).",
-            "Reconstructed: greedy sources of 1000 B packets instead of TCP; m1 = 5 Mbit/s, \
-             m2 = 1.25 Mbit/s (2 m1 = C: admissible), d = 9.6 ms; Virtual Clock gets the \
-             linear m2.",
+            "Reconstructed: m1 = 5 Mbit/s, m2 = 1.25 Mbit/s (2 m1 = C: admissible), d = 9.6 ms; \
+             Virtual Clock gets the linear m2. Two variants: greedy sources of 1000 B packets \
+             (ours, not blurred by TCP's control loop), then the papers' TCP sessions \
+             (sced-vs-fsc-tcp.toml: the FSC paper's ns-2 TCP Reno, window 20, no latency).",
             "Paper: under SCED f1 gets no service for about 2 s after f2 starts; under FSC they \
              share at once (the same holds for Virtual Clock and H-FSC respectively).",
             "",
+            "Variant 1 (ours): greedy sources",
         ],
     )?;
     print_missing(out, &missing)?;
     let dir = variant_dir(opts, &SCED_VS_FSC);
-    let v = run_variant(SCED_VS_FSC, &kinds, opts, &dir)?;
-    print_variant(out, &v)?;
-    let f1 = class_id(&v, FIRST)?;
-    let start = flow(&v, SECOND)?
+    let greedy = run_variant(SCED_VS_FSC, &kinds, opts, &dir)?;
+    print_variant(out, &greedy)?;
+    starvation(out, &greedy)?;
+    writeln!(out, "\nVariant 2 (the papers'): TCP Reno sessions").map_err(stdout_failure)?;
+    let tcp = run_variant(
+        SCED_VS_FSC_TCP,
+        &kinds,
+        opts,
+        &variant_dir(opts, &SCED_VS_FSC_TCP),
+    )?;
+    print_variant(out, &tcp)?;
+    starvation(out, &tcp)?;
+    footer(out, &[greedy, tcp])
+}
+
+/// Prints, per scheduler, f1's longest time without a departure from f2's start on,
+/// beside the fluid prediction.
+fn starvation(out: &mut dyn Write, v: &VariantRuns) -> Result<(), ReproError> {
+    let f1 = class_id(v, FIRST)?;
+    let start = flow(v, SECOND)?
         .schedule
         .on
         .first()
@@ -187,8 +213,7 @@ pub fn sced_vs_fsc(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproE
         start.as_secs_f64()
     )
     .and_then(|()| write!(out, "{}", t.render()))
-    .map_err(stdout_failure)?;
-    footer(out, &[v])
+    .map_err(stdout_failure)
 }
 
 /// The bursts of the burst flow.
@@ -378,9 +403,9 @@ pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         out,
         &[
             "fsc-burst: FSC paper Fig. 5: 15 CBR flows and one ON-OFF flow sending 32-packet \
-             bursts share 10 Mbit/s (10 ms latency, 128 KB shared buffer pushing out from the \
-             longest queue, 1000 B packets); every flow has the same concave curve, BPR 5, \
-             PBS 0, 4, 8, 16, 32 packets.",
+             bursts share 10 Mbit/s (10 ms latency, 1000 B packets); every flow has the same \
+             concave curve, BPR 5, PBS 0, 4, 8, 16, 32 packets. Run without §3's 128 KB \
+             push-out buffer (see below; fsc-onoff runs with it).",
             "Reconstructed: from §3's common setup, the burst flow's period (1 s) and peak \
              (4 Mbit/s), the CBR rates (1.333 Mbit/s each, twice the link in all), the slopes \
              (best_effort: m2 = C / 16, m1 = 5 m2; only their ratio matters); the burst flow \

@@ -25,9 +25,17 @@ pub mod compare;
 pub mod demo;
 pub mod experiment;
 mod fsc;
+mod fsc_analytic;
+mod fsc_apps;
+mod fsc_onoff;
+mod fsc_paper;
+mod fsc_table1;
+mod fsc_www;
 mod hfsc;
 mod hls;
+pub mod runner;
 pub mod tcp;
+pub mod verdict;
 
 use std::path::Path;
 
@@ -90,6 +98,9 @@ pub struct Options<'a> {
     pub shorten: u32,
     /// Where the simulated runs report how far they got.
     pub progress: &'a dyn Progress,
+    /// Seeds per configuration where the traffic is random ([`runner::DEFAULT_SEEDS`]
+    /// by default); the results are means with 95 % confidence intervals.
+    pub seeds: u32,
 }
 
 /// One reproduction.
@@ -149,6 +160,36 @@ pub const ALL: &[Repro] = &[
         name: "fsc-burst",
         about: "FSC paper Fig. 5: burst delay against the preferred burst size (PBS)",
         run: fsc::burst,
+    },
+    Repro {
+        name: "fsc-fig1-audio",
+        about: "FSC paper Fig. 1 and the audio example: fair shares and curve delays (analytic)",
+        run: fsc_analytic::fig1_audio,
+    },
+    Repro {
+        name: "fsc-onoff",
+        about: "FSC paper Figs. 6-10: ON-OFF burst delay against PBS and BPR (TCP, UDP)",
+        run: fsc_onoff::onoff,
+    },
+    Repro {
+        name: "fsc-exp",
+        about: "FSC paper Fig. 11: TCP ON-OFF bursts of exponential size, delay by burst size",
+        run: fsc_apps::exp,
+    },
+    Repro {
+        name: "fsc-mix",
+        about: "FSC paper Fig. 12: MPEG video, Telnet, FTP and UDP: frame and packet delays",
+        run: fsc_apps::mix,
+    },
+    Repro {
+        name: "fsc-table1",
+        about: "FSC paper Table 1: back-to-back new bursts against a persistent TCP flow",
+        run: fsc_table1::table1,
+    },
+    Repro {
+        name: "fsc-www",
+        about: "FSC paper Figs. 13, 14: web transfers per group against BPR and PBS",
+        run: fsc_www::www,
     },
     Repro {
         name: "tcp-fairness",

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use linkshare_core::buffer::Overflow;
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::hierarchy::{Class, ClassId, ClassTree, Limit};
 use linkshare_core::units::{Bytes, Duration, Instant};
@@ -31,11 +30,7 @@ pub fn describe(s: &Scenario) -> String {
         let buffer = match link.buffer.shared {
             None => "no shared limit".to_owned(),
             Some(l) => {
-                let overflow = match link.buffer.overflow {
-                    Overflow::TailDrop => "tail-drop",
-                    Overflow::PushOutLongest => "push-out",
-                };
-                format!("shared limit {}, {overflow}", limit(l))
+                format!("shared limit {}, {}", limit(l), link.buffer.overflow.name())
             }
         };
         let _ = writeln!(
@@ -226,11 +221,28 @@ pub fn source(s: &SourceConfig) -> String {
             peak,
             period,
             size: n,
-        } => format!(
-            "periodic ON-OFF, {burst} packet{} of {} at {peak} every {period}",
-            if *burst == 1 { "" } else { "s" },
-            size(*n)
-        ),
+            variations: v,
+        } => {
+            let mut s = match v.geometric_mean {
+                None => format!(
+                    "periodic ON-OFF, {burst} packet{} of {} at {peak} every {period}",
+                    if *burst == 1 { "" } else { "s" },
+                    size(*n)
+                ),
+                Some(m) => format!(
+                    "periodic ON-OFF, geometric bursts of mean {m} (at most {burst}) packets \
+                     of {} at {peak} every {period}",
+                    size(*n)
+                ),
+            };
+            if let Some(mean) = v.start_offset_mean {
+                s.push_str(&format!(", first burst after Exp({mean}) mod {period}"));
+            }
+            if v.new_connection {
+                s.push_str(", a new connection per burst");
+            }
+            s
+        }
         SourceConfig::ExpOnOff {
             peak,
             mean_on,

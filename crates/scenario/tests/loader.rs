@@ -109,6 +109,11 @@ fn values_are_exact() {
     assert_eq!(l.overhead, Bytes(24));
     assert_eq!(l.buffer.shared, Some(Limit::Bytes(Bytes(65_536))));
     assert_eq!(l.buffer.overflow, Overflow::PushOutLongest);
+    let second = load(&text.replace("\"push-out\"", "\"push-out-second\"")).unwrap();
+    assert_eq!(
+        second.config.links[0].buffer.overflow,
+        Overflow::PushOutSecond
+    );
     let c = &l.classes.get(ClassId(4)).spec;
     assert_eq!(c.rate, Some(Rate(1_500_000)));
     assert_eq!(c.ceil, Some(Rate(2_000_000)));
@@ -164,6 +169,7 @@ fn every_source_type() {
             peak: Rate(10_000_000),
             period: Duration::from_millis(20),
             size: 1000,
+            variations: Default::default(),
         },
         SourceConfig::ExpOnOff {
             peak: Rate(5_000_000),
@@ -600,4 +606,38 @@ fn example_scenarios_are_valid() {
         }
     }
     assert!(n >= 3, "found {n} scenarios");
+}
+
+/// A per-flow class: a template of instances, with the link's best-effort curve each;
+/// flows name the template; a discipline that cannot reset a class is refused.
+#[test]
+fn per_flow_classes_are_templates() {
+    let text = BASE
+        .replace(
+            "[link]\nrate = \"10mbit\"",
+            "[link]\nrate = \"10mbit\"\nscheduler = \"fsc\"\nbest_effort = { bpr = 4, pbs = \"6000b\" }",
+        )
+        .replace(
+            "name = \"c\"",
+            "name = \"c\"\nper_flow = { max_flows = 3, idle = \"2s\" }",
+        )
+        .replace("class = \"a\"", "class = \"c\"");
+    let s = load(&text).unwrap();
+    let tree = &s.config.links[0].classes;
+    let t = &tree.templates()[0];
+    assert_eq!(
+        (t.name.as_str(), t.count, t.idle),
+        ("c", 3, Duration::from_secs(2))
+    );
+    assert_eq!(s.config.flows[0].route[0].class, t.first);
+    // Under the link: `parent` and the three instances, weight 1 each: m2 = 10 / 4 =
+    // 2.5 Mbit/s per instance, m1 = 4 m2.
+    for c in t.instances() {
+        let ls = tree.get(c).spec.ls.expect("a best-effort curve");
+        assert_eq!((ls.m1, ls.m2), (Rate::from_mbit(10), Rate(2_500_000)));
+    }
+    let refused = load(&text.replace("scheduler = \"fsc\"", "scheduler = \"htb\"")).unwrap_err();
+    assert!(refused.to_string().contains("per-flow"), "{refused}");
+    let wrong = load(&text.replace("max_flows = 3", "max_flows = 0")).unwrap_err();
+    assert!(wrong.to_string().contains("max_flows"), "{wrong}");
 }

@@ -103,6 +103,7 @@ pub fn summary(s: &Snapshot) -> Summary {
                 max_gap_from_s: None,
                 intervals: Vec::new(),
             },
+            per_flow: Vec::new(),
         }],
         classes,
         flows: Vec::new(),

@@ -169,11 +169,17 @@ pub struct TcpConfig {
     /// Record cwnd, ssthresh and RTT estimates over time (see
     /// [`crate::result::TcpSample`]).
     pub trace: bool,
+    /// Slow-start restart after idle, as ns-2's `slow_start_restart_` (its default) with
+    /// `restart_bugfix_`: a sender that has had everything acknowledged for at least one
+    /// retransmission timeout before it sends again restarts from the initial window
+    /// (`cwnd = min(cwnd, IW)`, `ssthresh` kept). See [`crate::tcp::sender`].
+    pub idle_restart: bool,
 }
 
 impl Default for TcpConfig {
     /// NewReno, MSS 1000 B, 40 B headers, W = 64 KiB, RFC 6298's timer constants with a
-    /// 1 ms clock, no delayed acknowledgements, no handshake, no trace.
+    /// 1 ms clock, no delayed acknowledgements, no handshake, no trace, no restart after
+    /// idle.
     fn default() -> Self {
         TcpConfig {
             variant: TcpVariant::NewReno,
@@ -189,6 +195,7 @@ impl Default for TcpConfig {
             handshake: false,
             dupack_threshold: 3,
             trace: false,
+            idle_restart: false,
         }
     }
 }
@@ -241,6 +248,9 @@ pub enum SourceConfig {
         period: Duration,
         /// Packet size.
         size: u32,
+        /// The FSC paper's variations: a random start, random burst sizes, a new
+        /// connection (or flow) per burst. All off by default.
+        variations: OnOffVariations,
     },
     /// Exponentially distributed ON and OFF periods; CBR at `peak` while ON.
     ExpOnOff {
@@ -335,6 +345,20 @@ pub enum SourceConfig {
         /// Records sorted by `at`.
         records: Arc<[TraceRecord]>,
     },
+}
+
+/// Variations of a periodic ON-OFF source (see [`crate::source::periodic`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OnOffVariations {
+    /// The first burst of each ON interval comes `Exp(mean) mod period` after the
+    /// interval starts (one draw from the flow's stream), instead of at its start.
+    pub start_offset_mean: Option<Duration>,
+    /// Each burst has a geometric number of packets on {1, 2, ...} of this mean (one
+    /// draw per burst), instead of `burst` (which is then the most a burst may have).
+    pub geometric_mean: Option<u32>,
+    /// Each burst begins a new connection over TCP, or a new flow over UDP (a new
+    /// instance of a per-flow class, [`linkshare_core::perflow`]).
+    pub new_connection: bool,
 }
 
 /// One packet of a trace.

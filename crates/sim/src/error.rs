@@ -53,6 +53,14 @@ pub enum SimError {
         /// What the discipline reported.
         error: BuildError,
     },
+    /// The link's tree has per-flow classes and its discipline cannot reset a class
+    /// ([`linkshare_core::Scheduler::resets_classes`]). Fix: another discipline.
+    PerFlowUnsupported {
+        /// The link.
+        link: String,
+        /// The discipline's name.
+        scheduler: String,
+    },
     /// Two flows have the same name (names seed the flows' random streams). Fix: rename
     /// one.
     DuplicateFlow {
@@ -177,6 +185,12 @@ impl fmt::Display for SimError {
                 tree_rate.0, link_rate.0
             ),
             SimError::Scheduler { link, error } => write!(f, "link `{link}`: {error}"),
+            SimError::PerFlowUnsupported { link, scheduler } => write!(
+                f,
+                "link `{link}` has per-flow classes, and its scheduler `{scheduler}` cannot \
+                 reset a class for a new flow; use a discipline that can (fifo, prio, drr, \
+                 hls, hfsc, fsc)"
+            ),
             SimError::DuplicateFlow { name } => write!(
                 f,
                 "two flows are named `{name}`; flow names must be unique (they seed each \

@@ -45,6 +45,7 @@
 //! [`DelayLog::Histogram`], while the per-class histograms stay exact.
 
 use linkshare_core::hierarchy::ClassId;
+use linkshare_core::perflow::PoolStats;
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::{Duration, Instant, Rate};
@@ -103,6 +104,22 @@ pub struct LinkResult {
     /// Per-packet delay records at this port, or the note that they were replaced by
     /// histograms.
     pub delay_log: DelayLog,
+    /// The per-flow templates of the link's tree, with what happened in their pools.
+    pub per_flow: Vec<PerFlowResult>,
+}
+
+/// One per-flow template of a link ([`linkshare_core::perflow`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerFlowResult {
+    /// The template's name.
+    pub name: String,
+    /// Its instances (`max_flows`).
+    pub instances: u32,
+    /// How long an instance stays empty before its flow is retired.
+    pub idle: Duration,
+    /// Flows created and retired, packets that found no free instance, the most
+    /// instances busy at once.
+    pub stats: PoolStats,
 }
 
 /// One class of a link's tree.
@@ -297,6 +314,10 @@ pub struct BurstRecord {
     pub first_sent: Option<Instant>,
     /// Application bytes of it delivered.
     pub delivered: u64,
+    /// When the last of its delivered bytes arrived (also for a burst that never
+    /// completed: a UDP burst that lost packets). The FSC paper's delay of such a burst
+    /// is `last_delivered - first_sent`.
+    pub last_delivered: Option<Instant>,
     /// When its last byte arrived at the receiver (all `bytes` delivered); `None` if
     /// some never did within the run. The burst delay of the FSC paper is
     /// `completed - first_sent`.

@@ -21,6 +21,16 @@
 //! 4. A packet refused or pushed out by a port is dropped there; the flow's agent is
 //!    told.
 //!
+//! # Per-flow classes
+//!
+//! A hop whose class is an instance of a per-flow template
+//! ([`linkshare_core::perflow`]) names the template: each packet is classified at the
+//! port by its flow key — the flow's id and the packet's connection ([`SimPacket::conn`]:
+//! TCP's connection, or for an open-loop source the number of bursts it began with a new
+//! connection, [`crate::agent::Ctx::begin_burst`]) — into the instance of that flow, a
+//! new one reset in the discipline first. The port's [`FlowTable`] is told when an
+//! instance's queue fills and empties.
+//!
 //! Agents react to callbacks by emitting packets and setting timers; those actions are
 //! applied in the order they were requested, right after the callback's event, at the
 //! same instant.
@@ -30,6 +40,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::perflow::{Assigned, FlowTable};
 use linkshare_core::port::{EgressPort, Transmit};
 use linkshare_core::sched::{BuildError, Dequeued, DropReason, Dropped, Scheduler};
 use linkshare_core::stats::{Count, Qdisc};
@@ -106,6 +117,8 @@ pub(crate) struct Link {
     pub(crate) wake_at: Option<Instant>,
     pub(crate) wake_generation: u32,
     pub(crate) meter: LinkMeter,
+    /// The flows of the tree's per-flow templates.
+    pub(crate) per_flow: FlowTable,
 }
 
 /// One flow at run time.
@@ -138,6 +151,9 @@ pub(crate) struct Flow {
     pub(crate) delivery: TransportReport,
     /// The burst the source's next packets belong to.
     pub(crate) current_burst: u32,
+    /// Open loop: the connection number of the source's packets, one more for every
+    /// burst begun with a new connection after the first.
+    pub(crate) udp_conn: u32,
 }
 
 /// A network ready to run. See the [module docs](self) and the [crate docs](crate).
@@ -202,6 +218,12 @@ impl Simulator {
                 link: l.name.clone(),
                 error,
             })?;
+            if !l.classes.templates().is_empty() && !sched.resets_classes() {
+                return Err(SimError::PerFlowUnsupported {
+                    link: l.name.clone(),
+                    scheduler: sched.name().to_owned(),
+                });
+            }
             let qdisc = Qdisc::new(&l.classes, sched, l.buffer);
             links.push(Link {
                 name: l.name.clone(),
@@ -213,6 +235,7 @@ impl Simulator {
                 wake_at: None,
                 wake_generation: 0,
                 meter: LinkMeter::new(&l.classes, windows),
+                per_flow: FlowTable::new(&l.classes),
             });
         }
         let mut queue = EventQueue::new();
@@ -243,6 +266,7 @@ impl Simulator {
                     ..TransportReport::default()
                 },
                 current_burst: NO_BURST,
+                udp_conn: 0,
             });
             let rng = Rng::for_flow(config.seed, &f.name);
             agents.push(match &f.transport {
@@ -362,20 +386,24 @@ impl Simulator {
             i += 1;
             match action {
                 Action::Emit { flow, len } => {
-                    let burst = self.flows[flow.0 as usize].current_burst;
+                    let f = &self.flows[flow.0 as usize];
+                    let (burst, conn) = (f.current_burst, f.udp_conn);
                     self.send(
                         flow,
                         Segment {
                             kind: PacketKind::Data,
                             len,
-                            conn: 0,
+                            conn,
                             num: 0,
                             burst,
                         },
                     );
                 }
                 Action::Send { flow, segment } => self.send(flow, segment),
-                Action::BeginBurst { flow, .. } => self.begin_burst(flow),
+                Action::BeginBurst {
+                    flow,
+                    new_connection,
+                } => self.begin_burst(flow, new_connection),
                 Action::Timer { flow, at, token } => {
                     self.queue.push(
                         at,
@@ -423,17 +451,22 @@ impl Simulator {
         });
     }
 
-    /// The flow's source starts a burst: its next packets belong to it.
-    fn begin_burst(&mut self, flow: FlowId) {
+    /// The flow's open-loop source starts a burst (on a new connection if asked, after
+    /// its first): its next packets belong to it.
+    fn begin_burst(&mut self, flow: FlowId, new_connection: bool) {
         let f = &mut self.flows[flow.0 as usize];
         let index = f.delivery.bursts.len() as u32;
+        if new_connection && index > 0 {
+            f.udp_conn += 1;
+        }
         f.delivery.bursts.push(BurstRecord {
             index,
-            conn: 0,
+            conn: f.udp_conn,
             begun: self.now,
             bytes: 0,
             first_sent: None,
             delivered: 0,
+            last_delivered: None,
             completed: None,
         });
         f.current_burst = index;
@@ -449,12 +482,23 @@ impl Simulator {
         } else {
             &f.route
         };
-        let (l, class) = route[usize::from(pkt.hop)];
+        let (l, mut class) = route[usize::from(pkt.hop)];
         pkt.port_arrival = now;
         let link = &mut self.links[l as usize];
+        if !link.per_flow.is_empty()
+            && let Some(template) = link.tree.get(class).template
+        {
+            let key = (u64::from(pkt.flow.0) << 32) | u64::from(pkt.conn);
+            let assigned = link.per_flow.classify(now, template, key);
+            if let Assigned::New(c) = assigned {
+                link.port.reset_class(now, c);
+            }
+            class = assigned.class();
+        }
         let drops = &mut self.drops;
         let queued = link.port.enqueue(now, class, pkt, |d| drops.push(d));
         if queued {
+            link.per_flow.filled(class);
             let f = &mut self.flows[flow];
             if pkt.kind.is_reverse() {
                 add(&mut f.reverse_counts.queued, pkt.len);
@@ -490,6 +534,9 @@ impl Simulator {
                 let link = &mut self.links[l];
                 let backlog = link.port.qdisc().backlog(d.class).bytes;
                 link.meter.backlog(self.now, d.class, backlog);
+                if backlog == 0 {
+                    link.per_flow.emptied(self.now, d.class);
+                }
             }
             if p.kind.is_reverse() {
                 add(&mut flow.reverse_counts.dropped, p.len);
@@ -513,6 +560,9 @@ impl Simulator {
             } => {
                 let backlog = link.port.qdisc().backlog(class).bytes;
                 link.meter.backlog(now, class, backlog);
+                if backlog == 0 {
+                    link.per_flow.emptied(now, class);
+                }
                 link.on_wire = Some((pkt, class));
                 self.queue.push(done_at, Event::TxDone(l as u32));
                 let f = &mut self.flows[pkt.flow.0 as usize];
@@ -596,6 +646,7 @@ impl Simulator {
             d.last_delivered = Some(now);
             if let Some(b) = d.bursts.get_mut(pkt.burst as usize) {
                 b.delivered += u64::from(pkt.len);
+                b.last_delivered = Some(now);
                 if b.delivered == b.bytes {
                     b.completed = Some(now);
                 }

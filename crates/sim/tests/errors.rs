@@ -123,6 +123,7 @@ fn bad_sources_are_explained() {
                 peak: Rate::from_mbit(1),
                 period: Duration::from_millis(1),
                 size: 1000,
+                variations: Default::default(),
             },
             "lengthen the period",
         ),

@@ -67,6 +67,9 @@ impl Scheduler<SimPacket> for SlotPacer {
         let at = self.queue.iter().rposition(|(c, _)| *c == class)?;
         self.queue.remove(at).map(|(_, p)| p)
     }
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<SimPacket> {
+        self.remove_newest(class)
+    }
 }
 
 #[test]

@@ -109,6 +109,7 @@ fn periodic_on_off_times_are_exact() {
         peak: Rate::from_mbit(1),
         period: Duration::from_millis(10),
         size: 125,
+        variations: Default::default(),
     };
     let r = run_one(source, 10, 1);
     let t = arrivals(&r, 0, "f");
@@ -216,6 +217,7 @@ fn schedules_silence_every_source() {
             peak: Rate::from_mbit(1),
             period: Duration::from_millis(100),
             size: 1000,
+            variations: Default::default(),
         },
         SourceConfig::ExpOnOff {
             peak: Rate::from_mbit(2),
@@ -339,6 +341,7 @@ fn periodic_bursts_and_greedy_top_up_are_deterministic_without_randomness() {
             peak: Rate::from_mbit(5),
             period: Duration::from_millis(7),
             size: 700,
+            variations: Default::default(),
         },
         SourceConfig::Cbr {
             rate: Rate::from_mbit(3),

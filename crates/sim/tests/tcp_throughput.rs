@@ -205,6 +205,7 @@ fn bursts_of_a_wrapped_source() {
         peak: Rate::from_mbit(10),
         period: Duration::from_secs(1),
         size: 1000,
+        variations: Default::default(),
     };
     let r = run(&net.config(vec![(source, TcpConfig::default())]));
     let t = &r.flows[0].transport;

@@ -27,6 +27,10 @@ pub struct ReproArgs {
     /// (simulated reproductions).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub shorten: u32,
+    /// Seeds per configuration where the reproduction's traffic is random (the
+    /// results are means with 95 % confidence intervals).
+    #[arg(long, value_name = "N", default_value_t = linkshare_repro::runner::DEFAULT_SEEDS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub seeds: u32,
 }
 
 /// Runs the command.
@@ -71,6 +75,7 @@ pub fn run(args: &ReproArgs) -> Result<(), Failure> {
         only: only.as_deref(),
         shorten: args.shorten,
         progress: &progress,
+        seeds: args.seeds,
     };
     let mut so = std::io::stdout().lock();
     (repro.run)(&options, &mut so)?;

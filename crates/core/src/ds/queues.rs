@@ -30,6 +30,10 @@ pub trait ClassQueues<P> {
     /// Removes the newest packet of class `c`'s queue (`None` if it is empty or `c` is not
     /// a class).
     fn pop_back(&mut self, c: usize) -> Option<P>;
+    /// Removes the packet right behind the head of class `c`'s queue (`None` if it holds
+    /// fewer than two packets or `c` is not a class); the head stays (the FSC paper's
+    /// push-out drops it).
+    fn remove_second(&mut self, c: usize) -> Option<P>;
     /// The oldest packet of class `c`'s queue.
     fn front(&self, c: usize) -> Option<&P>;
     /// Whether class `c` holds no packet.
@@ -74,6 +78,17 @@ impl<P> ClassQueues<P> for DequeQueues<P> {
     #[inline]
     fn pop_back(&mut self, c: usize) -> Option<P> {
         let pkt = self.queues.get_mut(c)?.pop_back()?;
+        self.queued -= 1;
+        Some(pkt)
+    }
+
+    #[inline]
+    fn remove_second(&mut self, c: usize) -> Option<P> {
+        let q = self.queues.get_mut(c)?;
+        if q.len() < 2 {
+            return None;
+        }
+        let pkt = q.remove(1)?;
         self.queued -= 1;
         Some(pkt)
     }
@@ -267,6 +282,28 @@ impl<P, T: Copy> ClassQueues<P> for PooledQueues<P, T> {
         Some(pkt)
     }
 
+    fn remove_second(&mut self, c: usize) -> Option<P> {
+        let first = self.fifos.get(c)?.first;
+        if first == NIL {
+            return None;
+        }
+        let second = self.slots[first as usize].next;
+        if second == NIL {
+            return None;
+        }
+        let (pkt, next) = self.release_slot(second);
+        self.slots[first as usize].next = next;
+        let fifo = &mut self.fifos[c];
+        if next == NIL {
+            fifo.last = first;
+        } else {
+            self.slots[next as usize].prev = first;
+        }
+        fifo.len -= 1;
+        self.queued -= 1;
+        Some(pkt)
+    }
+
     #[inline]
     fn front(&self, c: usize) -> Option<&P> {
         let first = self.fifos[c].first;
@@ -299,6 +336,7 @@ mod tests {
         Push(usize),
         PopFront(usize),
         PopBack(usize),
+        RemoveSecond(usize),
     }
 
     fn op(classes: usize) -> impl Strategy<Value = Op> {
@@ -306,6 +344,7 @@ mod tests {
             3 => (0..classes).prop_map(Op::Push),
             2 => (0..classes).prop_map(Op::PopFront),
             1 => (0..classes).prop_map(Op::PopBack),
+            1 => (0..classes).prop_map(Op::RemoveSecond),
         ]
     }
 
@@ -326,6 +365,14 @@ mod tests {
                 }
                 Op::PopFront(c) => prop_assert_eq!(q.pop_front(c), model[c].pop_front()),
                 Op::PopBack(c) => prop_assert_eq!(q.pop_back(c), model[c].pop_back()),
+                Op::RemoveSecond(c) => {
+                    let expected = if model[c].len() >= 2 {
+                        model[c].remove(1)
+                    } else {
+                        None
+                    };
+                    prop_assert_eq!(q.remove_second(c), expected);
+                }
             }
             for (c, m) in model.iter().enumerate() {
                 prop_assert_eq!(q.front(c), m.front());

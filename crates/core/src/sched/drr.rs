@@ -202,6 +202,18 @@ impl<P: Packet> Scheduler<P> for Drr<P> {
         PollAt::work_conserving(!self.active.is_empty())
     }
 
+    /// An empty leaf has left the active list with its deficit at 0: nothing to forget.
+    fn resets_classes(&self) -> bool {
+        true
+    }
+
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        match self.slots.get_mut(class.index()) {
+            Some(slot) if slot.queue.len() >= 2 => slot.queue.remove(1),
+            _ => self.remove_newest(class),
+        }
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let slot = self.slots.get_mut(class.index())?;
         let pkt = slot.queue.pop_back()?;

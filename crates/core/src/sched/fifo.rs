@@ -67,4 +67,21 @@ impl<P: Packet> Scheduler<P> for Fifo<P> {
         let at = self.queue.iter().rposition(|(c, _)| *c == class)?;
         self.queue.remove(at).map(|(_, p)| p)
     }
+
+    /// FIFO keeps nothing per class but the packets.
+    fn resets_classes(&self) -> bool {
+        true
+    }
+
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        let mut of_class = self
+            .queue
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, _))| *c == class)
+            .map(|(i, _)| i);
+        let head = of_class.next()?;
+        let at = of_class.next().unwrap_or(head);
+        self.queue.remove(at).map(|(_, p)| p)
+    }
 }

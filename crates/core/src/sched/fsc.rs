@@ -151,4 +151,18 @@ impl<P: Packet> Scheduler<P> for Fsc<P> {
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         self.inner.remove_newest(class)
     }
+
+    fn resets_classes(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn reset_class(&mut self, now: Instant, class: ClassId) {
+        self.inner.reset_class(now, class);
+    }
+
+    #[inline]
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        self.inner.remove_behind_head(class)
+    }
 }

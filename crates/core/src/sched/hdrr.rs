@@ -275,6 +275,11 @@ impl<P: Packet> Scheduler<P> for Hdrr<P> {
         PollAt::work_conserving(self.queues.queued() != 0)
     }
 
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        let second = self.queues.remove_second(class.index());
+        second.or_else(|| self.remove_newest(class))
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let c = class.index();
         let pkt = self.queues.pop_back(c)?;

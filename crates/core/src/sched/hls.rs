@@ -362,6 +362,18 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
         PollAt::work_conserving(self.queues.queued() != 0)
     }
 
+    /// An idle leaf has returned its balance (Eq. 10): nothing to forget. A leaf emptied by
+    /// push-out stays active until its next visit (module docs), and a new flow arriving
+    /// in it before then continues that round's balance.
+    fn resets_classes(&self) -> bool {
+        true
+    }
+
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        let second = self.queues.remove_second(class.index());
+        second.or_else(|| self.remove_newest(class))
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let pkt = self.queues.pop_back(class.index())?;
         Some(pkt)

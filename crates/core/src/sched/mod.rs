@@ -22,8 +22,16 @@
 //!   It must be honest: `Now` means `dequeue(now)` returns a packet; `At(t)` means
 //!   `dequeue` returns nothing before `t` unless a packet arrives in between; `Idle`
 //!   means no packet is queued. The conformance harness (`testing`) checks it.
+//! * [`Scheduler::reset_class`] makes an empty leaf a class that has never been active:
+//!   the instances of a per-flow template ([`crate::perflow`]) serve one flow after
+//!   another, and each new flow must start afresh. A discipline that keeps per-class
+//!   history (curves, virtual times, finish numbers, token buckets) forgets it there; one
+//!   that cannot says so with [`Scheduler::resets_classes`] (the default: `false`) and
+//!   [`SchedulerKind::resets_classes`], and trees with per-flow templates are refused for
+//!   it at validation.
 //! * [`Scheduler::remove_newest`] takes the most recently queued packet of a class out of
-//!   the discipline (used by push-out buffer policies, see [`crate::buffer`]).
+//!   the discipline, [`Scheduler::remove_behind_head`] the packet right behind its head
+//!   (used by the push-out buffer policies, see [`crate::buffer`]).
 //!
 //! Statistics and buffer policies are *not* the scheduler's job: [`crate::Qdisc`] wraps
 //! every scheduler and keeps them once, with the conservation identities.
@@ -209,6 +217,17 @@ pub trait Scheduler<P: Packet> {
     #[must_use = "a removed packet must be accounted for as dropped"]
     fn remove_newest(&mut self, class: ClassId) -> Option<P>;
 
+    /// Removes and returns the packet right behind the head of `class` (its second
+    /// packet), or its only packet if it holds exactly one; `None` if it holds none. Used
+    /// by the FSC paper's push-out rule ([`crate::buffer::Overflow::PushOutSecond`]).
+    /// While a second packet exists the head stays, so nothing the discipline derives
+    /// from the head (its length, deadlines, virtual times) changes; removing an only
+    /// packet empties the class exactly as [`Scheduler::remove_newest`] does. Must not
+    /// allocate. A discipline that keeps its own buffer ([`Scheduler::owns_buffer`]) is
+    /// never asked (the qdisc applies no buffer policy to it) and may return `None`.
+    #[must_use = "a removed packet must be accounted for as dropped"]
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P>;
+
     /// Tells the discipline that an arrival to leaf `class` at `now` was refused before
     /// it saw it: [`crate::Qdisc`] calls this, in place of [`Scheduler::enqueue`], when
     /// its buffer policy (the class's limit or the shared limit) turns the packet away
@@ -233,6 +252,23 @@ pub trait Scheduler<P: Packet> {
     /// `false`, leaves the buffer to the qdisc's policies ([`crate::buffer`]).
     fn owns_buffer(&self) -> bool {
         false
+    }
+
+    /// Whether the discipline implements [`Scheduler::reset_class`], which per-flow
+    /// classes need ([`crate::perflow`]). Must equal [`SchedulerKind::resets_classes`] for
+    /// a discipline of the registry (a test checks it). The default is `false`.
+    fn resets_classes(&self) -> bool {
+        false
+    }
+
+    /// Forgets everything the discipline remembers about leaf `class`, so that from now
+    /// on it is served as a class that has never been active: a per-flow instance
+    /// ([`crate::perflow`]) starting to serve a new flow. Called at `now` (in the same
+    /// non-decreasing sequence as every other call), only for a leaf that holds no
+    /// packet, and only if [`Scheduler::resets_classes`] is true. Must not allocate. The
+    /// default does nothing: right for a discipline that keeps nothing of an empty class.
+    fn reset_class(&mut self, now: Instant, class: ClassId) {
+        let _ = (now, class);
     }
 }
 
@@ -268,11 +304,22 @@ impl<P: Packet, S: Scheduler<P> + ?Sized> Scheduler<P> for Box<S> {
         (**self).remove_newest(class)
     }
     #[inline]
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        (**self).remove_behind_head(class)
+    }
+    #[inline]
     fn arrival_refused(&mut self, now: Instant, class: ClassId) {
         (**self).arrival_refused(now, class);
     }
     fn owns_buffer(&self) -> bool {
         (**self).owns_buffer()
+    }
+    fn resets_classes(&self) -> bool {
+        (**self).resets_classes()
+    }
+    #[inline]
+    fn reset_class(&mut self, now: Instant, class: ClassId) {
+        (**self).reset_class(now, class);
     }
 }
 

@@ -329,6 +329,19 @@ impl<P: Packet> Scheduler<P> for Pfq<P> {
         PollAt::work_conserving(!self.heads.is_empty())
     }
 
+    /// The second packet leaves; the packets behind it keep their tags (as a dropped
+    /// packet keeps its finish number, see the module docs), and the head's, by which the
+    /// leaf is ordered, does not change.
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        let leaf = self.leaves.get_mut(class.index())?.as_mut()?;
+        if leaf.queue.len() < 2 {
+            return self.remove_newest(class);
+        }
+        let q = leaf.queue.remove(1)?;
+        self.queued -= 1;
+        Some(q.pkt)
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let leaf = self.leaves.get_mut(class.index())?.as_mut()?;
         let q = leaf.queue.pop_back()?;

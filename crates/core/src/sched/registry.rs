@@ -106,6 +106,24 @@ impl SchedulerKind {
         }
     }
 
+    /// Whether the discipline can reset a class ([`super::Scheduler::reset_class`]), and
+    /// so run trees with per-flow templates ([`crate::perflow`]): those that keep no
+    /// history of an empty class (FIFO, strict priority, DRR, HLS) and those that forget
+    /// it on demand (H-FSC, FSC). The others keep history a new flow must not inherit
+    /// (WF2Q+'s finish tags, SCED's deadline curves, HTB's and CBQ's token buckets and
+    /// estimators, HDRR's deficits) and do not implement the reset yet.
+    pub const fn resets_classes(self) -> bool {
+        matches!(
+            self,
+            SchedulerKind::Fifo
+                | SchedulerKind::Prio
+                | SchedulerKind::Drr
+                | SchedulerKind::Hls
+                | SchedulerKind::Hfsc
+                | SchedulerKind::Fsc
+        )
+    }
+
     /// The names of every kind, comma-separated, for error messages.
     pub fn all_names() -> String {
         Self::ALL
@@ -321,6 +339,7 @@ impl SchedulerConfig {
     /// Checks that the discipline can be built for `tree` with these settings, without
     /// building it: `build` fails exactly when this does, with the same error.
     pub fn validate(&self, tree: &ClassTree) -> Result<(), BuildError> {
+        self.check_templates(tree)?;
         match self {
             SchedulerConfig::Fifo
             | SchedulerConfig::Prio
@@ -353,11 +372,47 @@ impl SchedulerConfig {
         }
     }
 
+    /// Refuses a tree with per-flow templates for a discipline that cannot reset classes.
+    fn check_templates(&self, tree: &ClassTree) -> Result<(), BuildError> {
+        let kind = self.kind();
+        if tree.templates().is_empty() || kind.resets_classes() {
+            return Ok(());
+        }
+        let supported: Vec<&str> = SchedulerKind::ALL
+            .iter()
+            .filter(|k| k.resets_classes())
+            .map(|k| k.name())
+            .collect();
+        Err(BuildError {
+            kind,
+            problems: tree
+                .templates()
+                .iter()
+                .map(|t| {
+                    let mut p = class_problem(
+                        tree,
+                        t.first,
+                        "per_flow",
+                        format!(
+                            "`{}` is a per-flow class, and {kind} cannot give a class to a new \
+                             flow: it keeps per-class history it does not reset",
+                            t.name
+                        ),
+                        format!("use one of {}, or remove `per_flow`", supported.join(", ")),
+                    );
+                    p.class.clone_from(&t.name);
+                    p
+                })
+                .collect(),
+        })
+    }
+
     /// Builds the discipline for `tree`.
     pub fn build<P: Packet + Send + 'static>(
         &self,
         tree: &ClassTree,
     ) -> Result<Box<dyn Scheduler<P> + Send>, BuildError> {
+        self.check_templates(tree)?;
         Ok(match self {
             SchedulerConfig::Fifo => Box::new(Fifo::new()),
             SchedulerConfig::Prio => Box::new(Prio::new(tree)),

@@ -254,6 +254,13 @@ impl<P: Packet> Scheduler<P> for Sced<P> {
         PollAt::work_conserving(!self.order.is_empty())
     }
 
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        match self.leaves.get_mut(class.index()) {
+            Some(Some(leaf)) if leaf.queue.len() >= 2 => leaf.queue.remove(1),
+            _ => self.remove_newest(class),
+        }
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let leaf = self.leaves.get_mut(class.index())?.as_mut()?;
         let pkt = leaf.queue.pop_back()?;

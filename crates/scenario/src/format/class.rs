@@ -1,7 +1,7 @@
 //! `[[class]]` tables and service curves.
 
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{ClassSpec, MAX_PRIORITY};
+use linkshare_core::hierarchy::{ClassSpec, MAX_FLOWS, MAX_PRIORITY, PerFlow};
 use linkshare_core::units::{Bytes, Duration, Rate};
 use toml::de::DeValue;
 
@@ -24,7 +24,11 @@ const CLASS_KEYS: &[&str] = &[
     "limit",
     "max_packet",
     "quantum",
+    "per_flow",
 ];
+
+/// Keys of a `per_flow` table.
+const PER_FLOW_KEYS: &[&str] = &["max_flows", "idle"];
 
 /// Keys of a service curve table (either form).
 const CURVE_KEYS: &[&str] = &["m1", "d", "m2", "umax", "dmax", "rate"];
@@ -70,6 +74,9 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
         .get("limit")
         .and_then(|v| limit(ctx, &t.field("limit"), v))
         .map(|l| l.value);
+    spec.per_flow = t
+        .get("per_flow")
+        .and_then(|v| per_flow(ctx, &t.field("per_flow"), v));
     let rt = t.get("rt").and_then(|v| curve(ctx, &t.field("rt"), v));
     spec.rt = rt.map(|(c, _)| c);
     spec.ls = t
@@ -84,6 +91,21 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
         path: path.to_owned(),
         spec,
         rt_burst: rt.and_then(|(_, umax)| umax),
+    })
+}
+
+/// `per_flow = { max_flows = 64, idle = "1s" }`: the class is a per-flow template.
+fn per_flow(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<PerFlow> {
+    let t = ctx.table(path, v, PER_FLOW_KEYS)?;
+    let max_flows = t
+        .require(ctx, "max_flows", "max_flows = 64")
+        .and_then(|_| t.integer(ctx, "max_flows", 1, u64::from(MAX_FLOWS)));
+    let idle = t
+        .require(ctx, "idle", "idle = \"1s\"")
+        .and_then(|_| t.quantity::<Duration>(ctx, "idle", "a time", "\"1s\""));
+    Some(PerFlow {
+        max_flows: max_flows?.value as u32,
+        idle: idle?.value,
     })
 }
 

@@ -2,7 +2,7 @@
 
 use linkshare_core::echo::echo;
 use linkshare_core::units::{Bytes, Duration, Rate};
-use linkshare_sim::config::SourceConfig;
+use linkshare_sim::config::{OnOffVariations, SourceConfig};
 use toml::de::DeValue;
 
 use super::tcp::read_tcp;
@@ -31,7 +31,18 @@ const HOP_KEYS: &[&str] = &["link", "class"];
 const SOURCE_TYPES: &[(&str, &[&str])] = &[
     ("cbr", &["rate", "size"]),
     ("poisson", &["rate", "size"]),
-    ("periodic-on-off", &["burst", "peak", "period", "size"]),
+    (
+        "periodic-on-off",
+        &[
+            "burst",
+            "peak",
+            "period",
+            "size",
+            "start_offset",
+            "burst_mean",
+            "new_connection",
+        ],
+    ),
     ("exp-on-off", &["peak", "mean_on", "mean_off", "size"]),
     ("markov2", &["rates", "mean_sojourn", "size"]),
     (
@@ -381,7 +392,8 @@ fn read_ftp(
 }
 
 /// A `periodic-on-off` source: `burst` packets at `peak` every `period`, the burst
-/// fitting in the period.
+/// fitting in the period, and the variations `start_offset`, `burst_mean` and
+/// `new_connection`.
 fn read_periodic_on_off(
     ctx: &mut Ctx<'_>,
     t: &Table<'_, '_>,
@@ -409,11 +421,26 @@ fn read_periodic_on_off(
         );
         return None;
     }
+    let start_offset_mean = t
+        .quantity::<Duration>(ctx, "start_offset", "a time", "\"500ms\"")
+        .map(|d| d.value);
+    let geometric_mean = t
+        .integer(ctx, "burst_mean", 1, burst.value)
+        .map(|m| m.value as u32);
+    let new_connection = t
+        .get("new_connection")
+        .and_then(|v| ctx.boolean(&t.field("new_connection"), v))
+        .is_some_and(|b| b.value);
     Some(SourceConfig::PeriodicOnOff {
         burst: burst.value as u32,
         peak,
         period,
         size: sz.value,
+        variations: OnOffVariations {
+            start_offset_mean: start_offset_mean.filter(|d| *d > Duration::ZERO),
+            geometric_mean,
+            new_connection,
+        },
     })
 }
 

@@ -672,16 +672,24 @@ fn read_buffer(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<BufferCon
         None => Overflow::TailDrop,
         Some(v) => {
             let s = ctx.string(&t.field("overflow"), v)?;
-            match s.value {
-                "tail-drop" => Overflow::TailDrop,
-                "push-out" => Overflow::PushOutLongest,
-                other => {
-                    let hint = did_you_mean(other, ["tail-drop", "push-out"]);
+            const RULES: [Overflow; 3] = [
+                Overflow::TailDrop,
+                Overflow::PushOutLongest,
+                Overflow::PushOutSecond,
+            ];
+            match RULES.into_iter().find(|r| r.name() == s.value) {
+                Some(rule) => rule,
+                None => {
+                    let hint = did_you_mean(s.value, RULES.map(Overflow::name));
                     ctx.report(
                         &s.span,
                         &t.field("overflow"),
-                        format!("unknown overflow rule `{}`", echo(other)),
-                        format!("{hint}use \"tail-drop\" or \"push-out\""),
+                        format!("unknown overflow rule `{}`", echo(s.value)),
+                        format!(
+                            "{hint}use \"tail-drop\", \"push-out\" (newest packet of the \
+                             longest queue) or \"push-out-second\" (the packet behind the \
+                             head of the longest queue, the FSC paper's rule)"
+                        ),
                     );
                     return None;
                 }

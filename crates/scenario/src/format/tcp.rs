@@ -24,6 +24,7 @@ const TCP_KEYS: &[&str] = &[
     "handshake",
     "dupack_threshold",
     "trace",
+    "idle_restart",
 ];
 
 /// Names of the TCP variants.
@@ -55,6 +56,7 @@ pub(crate) struct TcpDef {
     pub(crate) handshake: Option<Sp<bool>>,
     pub(crate) dupack_threshold: Option<Sp<u32>>,
     pub(crate) trace: Option<Sp<bool>>,
+    pub(crate) idle_restart: Option<Sp<bool>>,
 }
 
 impl TcpDef {
@@ -77,6 +79,7 @@ impl TcpDef {
             handshake: pick(&self.handshake, &defaults.handshake),
             dupack_threshold: pick(&self.dupack_threshold, &defaults.dupack_threshold),
             trace: pick(&self.trace, &defaults.trace),
+            idle_restart: pick(&self.idle_restart, &defaults.idle_restart),
         }
     }
 }
@@ -131,7 +134,11 @@ pub(crate) fn read_tcp(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<T
     let trace = t
         .get("trace")
         .and_then(|v| ctx.boolean(&t.field("trace"), v));
+    let idle_restart = t
+        .get("idle_restart")
+        .and_then(|v| ctx.boolean(&t.field("idle_restart"), v));
     Some(TcpDef {
+        idle_restart,
         variant,
         mss,
         header,

@@ -279,6 +279,9 @@ fn configured(def: &TcpDef) -> TcpConfig {
     if let Some(v) = &def.trace {
         cfg.trace = v.value;
     }
+    if let Some(v) = &def.idle_restart {
+        cfg.idle_restart = v.value;
+    }
     cfg
 }
 
@@ -622,6 +625,11 @@ fn leaf(
             .map(|&l| tree.get(l).name())
             .collect()
     };
+    // A per-flow template: the hop names its first instance, and the simulator
+    // classifies every packet into the instance of its flow.
+    if let Some(t) = tree.template_named(&class.value) {
+        return Some(tree.templates()[t as usize].first);
+    }
     match tree.id_of(&class.value) {
         Some(id) if tree.is_leaf(id) => Some(id),
         Some(id) => {

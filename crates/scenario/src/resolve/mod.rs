@@ -514,7 +514,11 @@ fn with_best_effort(
     let rates = best_effort::leaf_rates(tree);
     let before = ctx.problems.len();
     for (spec, class) in specs.iter_mut().zip(&def.classes) {
-        let Some(rate) = tree.id_of(&spec.name).and_then(|id| rates[id.index()]) else {
+        let id = tree.id_of(&spec.name).or_else(|| {
+            tree.template_named(&spec.name)
+                .map(|t| tree.templates()[t as usize].first)
+        });
+        let Some(rate) = id.and_then(|id| rates[id.index()]) else {
             continue;
         };
         if spec.ls.is_some() {

@@ -11,7 +11,9 @@ use super::{InFlight, Link, Simulator};
 use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
-use crate::result::{ClassResult, FlowResult, LinkResult, PathCounts, RunResult, TransportReport};
+use crate::result::{
+    ClassResult, FlowResult, LinkResult, PathCounts, PerFlowResult, RunResult, TransportReport,
+};
 
 /// The result of a run that has processed every event before its end.
 pub(crate) fn finish(mut sim: Simulator) -> RunResult {
@@ -175,6 +177,17 @@ fn link_result(link: &mut Link, duration: Duration, in_flight: InFlightCounts) -
         in_transmission: in_flight.in_transmission,
         propagating: in_flight.propagating,
         delay_log,
+        per_flow: tree
+            .templates()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| PerFlowResult {
+                name: t.name.clone(),
+                instances: t.count,
+                idle: t.idle,
+                stats: link.per_flow.stats(i as u32),
+            })
+            .collect(),
     }
 }
 

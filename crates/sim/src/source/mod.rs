@@ -65,7 +65,7 @@ pub mod www;
 use linkshare_core::units::{Bytes, Duration, Rate};
 
 use crate::agent::{Agent, Ctx};
-use crate::config::{SourceConfig, TraceRecord};
+use crate::config::{OnOffVariations, SourceConfig, TraceRecord};
 use crate::rng::{Rng, nanos};
 
 /// The agent generating `source`'s traffic, drawing from `rng`. The configuration must
@@ -79,7 +79,10 @@ pub fn build(source: &SourceConfig, rng: Rng) -> Box<dyn Agent> {
             peak,
             period,
             size,
-        } => Box::new(periodic::PeriodicOnOff::new(*burst, *peak, *period, *size)),
+            variations,
+        } => Box::new(
+            periodic::PeriodicOnOff::new(*burst, *peak, *period, *size).with(*variations, rng),
+        ),
         SourceConfig::ExpOnOff {
             peak,
             mean_on,
@@ -183,7 +186,8 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
             peak,
             period,
             size,
-        } => check_periodic(*burst, *peak, *period, *size),
+            variations,
+        } => check_periodic(*burst, *peak, *period, *size, variations),
         SourceConfig::ExpOnOff {
             peak,
             mean_on,
@@ -257,8 +261,20 @@ fn check_frames(frames: &[u32]) -> Result<(), String> {
 }
 
 /// A periodic ON-OFF source: positive size, peak and burst, the burst sent at the peak
-/// rate within the period.
-fn check_periodic(burst: u32, peak: Rate, period: Duration, size: u32) -> Result<(), String> {
+/// rate within the period, and positive means for its variations.
+fn check_periodic(
+    burst: u32,
+    peak: Rate,
+    period: Duration,
+    size: u32,
+    variations: &OnOffVariations,
+) -> Result<(), String> {
+    if variations.geometric_mean == Some(0) {
+        return Err("the mean burst size is 0 packets; give at least 1".into());
+    }
+    if variations.start_offset_mean == Some(Duration::ZERO) {
+        return Err("the mean start offset is 0; give a positive duration, or leave it out".into());
+    }
     positive_size(size)?;
     positive_rate("peak", peak)?;
     if burst == 0 {

@@ -163,6 +163,7 @@ impl TcpAgent {
             bytes: 0,
             first_sent: None,
             delivered: 0,
+            last_delivered: None,
             completed: None,
         });
         self.current_burst = Some((index, conn));

@@ -350,7 +350,11 @@ impl Connection {
                 break;
             }
             let record = &mut report.bursts[b.index as usize];
-            record.delivered = rcv_nxt.min(b.end) - b.start;
+            let delivered = rcv_nxt.min(b.end) - b.start;
+            if delivered > record.delivered {
+                record.last_delivered = Some(now);
+            }
+            record.delivered = delivered;
             if rcv_nxt >= b.end && record.completed.is_none() {
                 record.completed = Some(now);
             }

@@ -33,8 +33,12 @@
 //!   without options) on every segment; the link's per-packet overhead comes on top.
 //! * No Nagle algorithm: a write leaves at once in a short segment if the window allows.
 //!   No silly-window avoidance beyond sending only segments that fit the window whole.
-//! * No limited transmit (RFC 3042), no congestion-window validation or restart after
-//!   idle (RFC 7661, RFC 5681 §4.1); `cwnd` does not grow past W.
+//! * No limited transmit (RFC 3042) and no congestion-window validation (RFC 7661);
+//!   `cwnd` does not grow past W. Restart after idle (RFC 5681 §4.1's restart window) is
+//!   an option, [`TcpConfig::idle_restart`], off by default so that earlier scenarios run
+//!   unchanged: ns-2's one-way TCP does restart by default (`slow_start_restart_ true`,
+//!   `restart_bugfix_ true`), so a scenario reproducing an ns-2 simulation of bursty
+//!   sources (the FSC paper's) turns it on; see [`sender`].
 //! * By default every segment is acknowledged (ns-2's `TCPSink`); delayed
 //!   acknowledgements are an option.
 //! * The handshake is optional and off by default; its last ACK is folded into the

@@ -22,8 +22,16 @@
 //!   what the receiver window lets the sender use would only be released as a burst
 //!   later; ns-2 caps its window the same way). Fast-recovery inflation may exceed W;
 //!   the usable window is `min(cwnd, W)` regardless.
-//! * No congestion-window validation after application-limited or idle periods (RFC
-//!   7661, RFC 5681 §4.1's restart window): as in ns-2.
+//! * Restart after idle ([`TcpConfig::idle_restart`], off by default): when everything
+//!   sent has been acknowledged and the sender then stays silent for at least one
+//!   retransmission timeout (the RTO when the last acknowledgement arrived), its next
+//!   transmission of new data starts from `cwnd = min(cwnd, IW)`, `ssthresh` unchanged.
+//!   This is ns-2's behaviour with its defaults `slow_start_restart_ true` and
+//!   `restart_bugfix_ true`: its retransmission timer keeps running after the last
+//!   acknowledgement and, expiring with nothing outstanding, closes the window to one
+//!   segment without touching `ssthresh` (ns-2's window is one segment, ours `IW`, the
+//!   same with ns-2's default initial window of 1). RFC 5681 §4.1's restart window is the
+//!   same rule. No other congestion-window validation (RFC 7661).
 //!
 //! # Loss recovery
 //!
@@ -124,6 +132,12 @@ pub(crate) struct Sender {
     /// Timeouts since the last acknowledgement of new data.
     consecutive_timeouts: u32,
     rto: RtoEstimator,
+    /// The initial window, bytes.
+    initial_cwnd: u64,
+    /// With restart after idle: when everything sent had been acknowledged, the instant
+    /// one RTO later from which a new transmission restarts the window.
+    idle_restart_at: Option<Instant>,
+    idle_restart: bool,
 }
 
 impl Sender {
@@ -151,6 +165,9 @@ impl Sender {
             recover: None,
             timed: None,
             consecutive_timeouts: 0,
+            initial_cwnd: cwnd,
+            idle_restart_at: None,
+            idle_restart: config.idle_restart,
             rto: RtoEstimator::new(
                 config.initial_rto,
                 config.min_rto,
@@ -195,6 +212,12 @@ impl Sender {
     pub(crate) fn next_segment(&mut self, now: Instant, available: u64) -> Option<Seg> {
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         let len = self.mss.min(available.saturating_sub(self.snd_nxt));
+        if len > 0
+            && let Some(at) = self.idle_restart_at.take()
+            && now >= at
+        {
+            self.cwnd = self.cwnd.min(self.initial_cwnd);
+        }
         let limit = self.snd_una + self.cwnd.min(self.window);
         if len == 0 || self.snd_nxt + len > limit {
             return None;
@@ -258,6 +281,9 @@ impl Sender {
         } else {
             TimerCmd::Restart
         };
+        if self.idle_restart && ack == self.snd_max {
+            self.idle_restart_at = Some(now.saturating_add(self.rto.rto()));
+        }
         if !self.in_recovery {
             self.dupacks = 0;
             self.grow(acked);

@@ -208,6 +208,10 @@ impl Scheduler<SimPacket> for Scripted {
     fn remove_newest(&mut self, class: ClassId) -> Option<SimPacket> {
         self.fifo.remove_newest(class)
     }
+
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<SimPacket> {
+        self.fifo.remove_behind_head(class)
+    }
 }
 
 /// Runs `config` with a [`Scripted`] discipline on the forward link (`fwd_rule`) and on

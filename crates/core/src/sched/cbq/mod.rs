@@ -606,6 +606,13 @@ impl<P: Packet> Scheduler<P> for Cbq<P> {
         }
     }
 
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        match self.slots.get_mut(class.index()) {
+            Some(s) if s.queue.len() >= 2 => s.queue.remove(1),
+            _ => self.remove_newest(class),
+        }
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let s = self.slots.get_mut(class.index())?;
         let pkt = s.queue.pop_back()?;

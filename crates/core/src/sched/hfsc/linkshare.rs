@@ -479,6 +479,21 @@ impl LinkSharing {
         self.sets_of[c] == NO_KIDS
     }
 
+    /// Class `c` (a passive leaf) forgets its virtual and upper-limit curves: both at
+    /// infinity again, as before its first activation, so that the next activation
+    /// anchors them afresh.
+    pub(super) fn reset(&mut self, c: usize) {
+        debug_assert!(!self.nodes[c].active, "reset: the class is active");
+        let n = &mut self.nodes[c];
+        if n.curve != NO_CURVE {
+            n.virtual_curve = Anchored::infinite(&self.curves.get(n.curve).sc);
+        }
+        let upper = &mut self.upper[c];
+        if let Some(ul) = upper.ul {
+            upper.limit_curve = RuntimeCurve::new(&ul, 0, u64::MAX);
+        }
+    }
+
     /// Leaf `leaf` (with an `ls` curve) becomes backlogged at `now`: it and every
     /// ancestor that was passive become active (Fig. 7 `update_v` on activation,
     /// Eq. 12), and the fit times above them are brought up to date.

@@ -338,6 +338,33 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
         earlier(self.rt.poll_at(now.0), self.ls.poll_at(now.0))
     }
 
+    fn resets_classes(&self) -> bool {
+        true
+    }
+
+    /// Puts the leaf's deadline, virtual and upper-limit curves back at infinity, as
+    /// before its first activation: its next activation anchors each curve itself at
+    /// that point (Eq. 7, Eq. 12: "initialised to `S_i`"). Its service counters `c_i` and
+    /// `w_i` stay (and so do its ancestors'): curves are anchored at them, so only
+    /// differences count.
+    fn reset_class(&mut self, now: Instant, class: ClassId) {
+        let c = class.index();
+        debug_assert!(
+            self.queues.is_empty(c),
+            "reset_class: the class holds packets"
+        );
+        self.last_now = now.0;
+        self.rt.reset(c);
+        self.ls.reset(c);
+    }
+
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        // The head stays, so its deadline and every virtual time stay as they are.
+        self.queues
+            .remove_second(class.index())
+            .or_else(|| self.remove_newest(class))
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let c = class.index();
         let pkt = self.queues.pop_back(c)?;

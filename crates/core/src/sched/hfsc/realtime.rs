@@ -107,6 +107,15 @@ impl RealTime {
         }
     }
 
+    /// Leaf `c` (idle) forgets its deadline curve: the curve at infinity again, as before
+    /// its first activation.
+    pub(super) fn reset(&mut self, c: usize) {
+        let leaf = &mut self.leaves[c];
+        if leaf.has_curve() {
+            leaf.deadline = Anchored::infinite(&self.curves.get(leaf.curve).sc);
+        }
+    }
+
     /// Loads leaf `c`'s record, so that a later access finds it in the cache (an early
     /// load, kept by [`core::hint::black_box`]; no state changes).
     #[inline(always)]

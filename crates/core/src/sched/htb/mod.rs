@@ -434,6 +434,11 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         if t > now { PollAt::At(t) } else { PollAt::Now }
     }
 
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        let second = self.queues.remove_second(class.index());
+        second.or_else(|| self.remove_newest(class))
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         if !self.is_leaf(class) {
             return None;

@@ -245,6 +245,12 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
         PollAt::work_conserving(!self.buffer.is_empty())
     }
 
+    /// Never asked: Keshav FQ keeps its own buffer, so no qdisc push-out rule applies
+    /// to it (the contract's provision for [`Scheduler::owns_buffer`]).
+    fn remove_behind_head(&mut self, _class: ClassId) -> Option<P> {
+        None
+    }
+
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         self.buffer.remove_newest(class.0).map(|e| e.value)
     }

@@ -447,6 +447,19 @@ impl<P: Packet> Engine<P> {
         PollAt::work_conserving(self.nodes[ROOT].backlog > 0)
     }
 
+    /// See [`crate::sched::Scheduler::remove_behind_head`]: the head and every tag stay
+    /// while the leaf keeps a packet.
+    pub(crate) fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        let c = class.index();
+        let node = self.nodes.get_mut(c).filter(|n| n.parent != NONE)?;
+        if node.queue.len() < 2 {
+            return self.remove_newest(class);
+        }
+        let pkt = node.queue.remove(1)?;
+        self.count(c, false);
+        Some(pkt)
+    }
+
     /// See [`crate::sched::Scheduler::remove_newest`]. A head removed this way was never
     /// served: every class whose head it was is withdrawn and, if still backlogged, gets
     /// a new head with the same start tag.

@@ -275,4 +275,8 @@ impl<P: Packet> Scheduler<P> for Wf2q<P> {
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         self.engine.remove_newest(class)
     }
+
+    fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
+        self.engine.remove_behind_head(class)
+    }
 }
