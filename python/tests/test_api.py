@@ -93,13 +93,15 @@ def test_frames_have_typed_columns_in_si_units(scenarios):
     assert {"name", "mean_rate_bps", "delay_p99_s"} <= set(classes.columns)
 
 
-def _same(frame: pd.DataFrame, csv: pd.DataFrame, rounded=("rate_bps", "goodput_bps")):
+def _same(frame: pd.DataFrame, csv: pd.DataFrame,
+          rounded=("rate_bps", "goodput_bps", "drop_rate")):
     assert list(frame.columns) == list(csv.columns)
     assert len(frame) == len(csv)
     for col in frame.columns:
         a, b = frame[col], csv[col]
         if col in rounded:
-            # The CSV rounds rates to three decimals; the frame keeps every digit.
+            # The CSV rounds rates (three decimals) and drop rates (six); the frame keeps
+            # every digit.
             assert np.allclose(a.astype(float), b.astype(float), rtol=0, atol=5e-4, equal_nan=True), col
         elif a.dtype.kind == "f":
             # Times: the double nearest the CSV's exact nine decimals, so equal.

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{TempDir, linkshare, position_of};
+use common::{TempDir, linkshare, position_of, scenarios_dir};
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_scenario::{BestEffort, Problem, load_str};
@@ -152,7 +152,13 @@ fn check_prints_delay_bounds_and_exits_0_when_admissible() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.contains("verdict: admissible"), "{out}");
-    assert!(out.contains("6.2ms") && out.contains("11.2ms"), "{out}");
+    assert!(out.contains("bound (ms)"), "{out}");
+    let bounds: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("  audio") || l.starts_with("  video"))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    assert_eq!(bounds, ["6.2", "11.2"], "{out}");
 
     let o = linkshare(&["check", "av.toml", "--json"], dir.path());
     assert_eq!(o.status.code(), Some(0));
@@ -218,5 +224,45 @@ fn check_exits_1_and_run_warns_when_not_admissible() {
             .status
             .code(),
         Some(2)
+    );
+}
+
+/// The H-FSC paper's classes have delays from 5 ms to 206.088051 ms: each column is in
+/// one unit (ms), every value exact, none with its own unit.
+#[test]
+fn check_prints_each_column_in_one_unit() {
+    let dir = TempDir::new("check-units");
+    let file = scenarios_dir().join("hfsc-delay.toml");
+    let o = linkshare(&["check", file.to_str().unwrap()], dir.path());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("curve delay (ms)  t_max (ms)  bound (ms)"),
+        "{out}"
+    );
+    let row = |class: &str| -> Vec<String> {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{class} ")))
+            .unwrap_or_else(|| panic!("no row for {class} in {out}"));
+        line.split_whitespace().map(str::to_owned).collect()
+    };
+    assert_eq!(
+        row("onoff"),
+        [
+            "onoff",
+            "4096",
+            "max_packet",
+            "18.204445",
+            "6.5536",
+            "24.758045"
+        ]
+    );
+    assert_eq!(
+        row("audio"),
+        ["audio", "160", "umax", "5", "6.5536", "11.5536"]
+    );
+    assert_eq!(
+        row("s1"),
+        ["s1", "4096", "max_packet", "327.68", "6.5536", "334.2336"]
     );
 }

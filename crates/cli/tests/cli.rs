@@ -160,6 +160,33 @@ fn validate_describes_the_scenario() {
     }
 }
 
+/// HTB's quantum of a 64 kbit/s class, 800 bytes from `rate / r2q`, is raised to
+/// Linux's minimum of 1000 bytes: `validate` and `run` say so on stderr, as tc does, and
+/// succeed.
+#[test]
+fn validate_and_run_warn_of_clamped_htb_quanta() {
+    let dir = TempDir::new("htb-warnings");
+    let text = ISOLATED
+        .replace("[link]", "[link]\nscheduler = \"htb\"")
+        .replace("name = \"only\"", "name = \"only\"\nrate = \"64kbit\"");
+    dir.file("h.toml", &text);
+    for args in [
+        &["validate", "h.toml"][..],
+        &["run", "h.toml", "--out", "o"],
+    ] {
+        let o = linkshare(args, dir.path());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.starts_with("warning: h.toml:")
+                && err.contains("scheduler `htb`, class `only`, field `quantum`")
+                && err.contains("HTB uses 1000 bytes")
+                && err.contains("give the class a `quantum`"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn run_writes_exact_outputs() {
     let dir = TempDir::new("run");

@@ -189,13 +189,14 @@ fn the_reconstructed_hfsc_delay_hierarchy_passes_admission() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(text.contains("verdict: admissible"), "{text}");
-    // Thm. 2's bounds: 5 ms and 10 ms plus t_max = 6.5536 ms.
+    // Thm. 2's bounds: 5 ms and 10 ms plus t_max = 6.5536 ms (the bound column in ms).
+    assert!(text.contains("bound (ms)"), "{text}");
     assert!(
-        row(&text, "  audio").contains(&"11553.6us".to_owned()),
+        row(&text, "  audio").contains(&"11.5536".to_owned()),
         "{text}"
     );
     assert!(
-        row(&text, "  video").contains(&"16553.6us".to_owned()),
+        row(&text, "  video").contains(&"16.5536".to_owned()),
         "{text}"
     );
 }

@@ -446,6 +446,14 @@ fn length_presets_and_lists() {
         &text,
         "flow[0].source.lengths[1]",
         "0]",
+        "0 is out of range",
+        "give an integer of at least 1",
+    );
+    let text = www("[1000, \"0b\"]");
+    expect(
+        &text,
+        "flow[0].source.lengths[1]",
+        "\"0b\"",
         "a transfer of zero bytes sends nothing",
         "give positive lengths in bytes",
     );

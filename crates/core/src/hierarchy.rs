@@ -13,6 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::curve::ServiceCurve;
+use crate::echo::echo;
 use crate::units::{Bytes, Duration, Rate};
 
 /// Dense index of a class in its [`ClassTree`].
@@ -268,7 +269,10 @@ impl fmt::Display for ConfigError {
         write!(
             f,
             "class `{}`, field `{}`: {}; {}",
-            self.class, self.field, self.problem, self.fix
+            echo(&self.class),
+            self.field,
+            self.problem,
+            self.fix
         )
     }
 }
@@ -283,15 +287,6 @@ pub struct ClassTree {
     by_name: Vec<ClassId>,
     leaves: Vec<ClassId>,
     templates: Vec<Template>,
-}
-
-/// A class's share by weight of its parent's rate: `rate · weight / weights` (`weights`:
-/// the sum of the weights of the class and its siblings), rounded down, at least
-/// 1 bit/s. The default rate of a class without one, wherever a discipline or a
-/// best-effort curve needs a rate (H-FSC's and FSC's default curves).
-pub fn weight_share(rate: Rate, weight: u32, weights: u64) -> Rate {
-    let r = u128::from(rate.0) * u128::from(weight) / u128::from(weights.max(1));
-    Rate(u64::try_from(r).unwrap_or(u64::MAX).max(1))
 }
 
 impl ClassTree {
@@ -403,7 +398,7 @@ impl ClassTree {
                         errors.push(err(
                             spec,
                             "parent",
-                            &format!("no class is named `{p}`"),
+                            &format!("no class is named `{}`", echo(p)),
                             &format!("name an existing class, or leave `parent` out to put the class under the link `{}`", all[0].name),
                         ));
                     }
@@ -557,7 +552,7 @@ fn check_fields(s: &ClassSpec, errors: &mut Vec<ConfigError>) {
         errors.push(err(
             s,
             "name",
-            &format!("`{}` is not a valid class name", s.name),
+            &format!("`{}` is not a valid class name", echo(&s.name)),
             "use letters, digits, `_`, `-` and `.` only",
         ));
     }
@@ -651,7 +646,7 @@ fn sorted_names(all: &[ClassSpec], errors: &mut Vec<ConfigError>) -> Vec<ClassId
             errors.push(err(
                 dup,
                 "name",
-                &format!("{what} is already named `{}`{at}", dup.name),
+                &format!("{what} is already named `{}`{at}", echo(&dup.name)),
                 "give every class a unique name",
             ));
         }

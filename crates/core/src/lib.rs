@@ -10,21 +10,27 @@
 //! * [`sched`]: the [`Scheduler`] contract and one module per discipline.
 //! * [`ds`]: the data structures the disciplines are built from (heaps, sets, rings,
 //!   per-class queues).
+//! * [`share`]: the default rate of a class that gives none, for every discipline.
 //! * [`buffer`]: buffer policies usable with any discipline.
 //! * [`stats`]: the statistics wrapper ([`Qdisc`]) kept once around every scheduler.
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
 //! * [`perflow`]: per-flow classes, instances of a template handed to flows as they come.
-//! * [`testing`]: the conformance harness every scheduler is run through.
+//! * [`echo`]: user input quoted back in messages, cut to a readable length.
+//! * `testing` (feature `testing`): the conformance harness every scheduler is run
+//!   through, and test fixtures.
 #![warn(missing_docs)]
 
 pub mod buffer;
 pub mod curve;
 pub mod ds;
+pub mod echo;
 pub mod hierarchy;
 pub mod perflow;
 pub mod port;
 pub mod sched;
+pub mod share;
 pub mod stats;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod units;
 

@@ -118,6 +118,30 @@ fn rates_come_from_the_parent_by_weight() {
     );
 }
 
+/// Classes left without a rate are refused, each cause once: `B` and `c` get nothing of
+/// the link that `A` takes whole, and `B`'s child `b1` (nothing of nothing) is not named
+/// again. H-WF2Q+ and HTB share the rule and say the same.
+#[test]
+fn every_class_without_a_share_is_named_once() {
+    let t = tree(
+        Rate::from_mbit(10),
+        vec![
+            class("A", None, Some(Rate::from_mbit(10)), None),
+            class("B", None, None, None),
+            class("b1", Some("B"), None, None),
+            class("c", None, None, None),
+        ],
+    );
+    for kind in [SchedulerKind::Hwf2q, SchedulerKind::Htb] {
+        let err = build::<TestPacket>(kind, &t)
+            .err()
+            .expect("no share for B, c");
+        let named: Vec<&str> = err.problems.iter().map(|p| p.class.as_str()).collect();
+        assert_eq!(named, ["B", "c"], "{kind}: {err}");
+        assert!(err.problems.iter().all(|p| p.field == "rate"), "{err}");
+    }
+}
+
 /// All leaves greedy with equal packets: the hierarchical allocation is each leaf's
 /// rate, 2 : 4 : 1 : 3 of 10 Mbit/s. With `b2` idle, `B`'s 4 Mbit/s all go to `b1`
 /// (`A` and `B` still split 6 : 4): 2 : 4 : 4. With equal packets a WF2Q+ server keeps

@@ -19,12 +19,11 @@
 use linkshare_analysis::admission::{self, Check, LinkAdmission, Options, Violation};
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::SchedulerKind;
-use linkshare_core::units::Duration;
 use serde::Serialize;
 
 use linkshare_sim::config::SimConfig;
 
-use crate::table::TextTable;
+use crate::table::{TextTable, exact_time_column};
 
 /// The admission decision for one link of a scenario.
 #[derive(Debug)]
@@ -172,35 +171,42 @@ fn indent(text: &str) -> String {
     text.lines().map(|l| format!("  {l}\n")).collect()
 }
 
-fn never_or(d: Option<Duration>) -> String {
-    d.map_or("never".to_owned(), |d| d.to_string())
-}
-
-/// One row per leaf with an `rt` curve.
+/// One row per leaf with an `rt` curve. Each time column has one unit, chosen for its
+/// largest value ([`exact_time_column`]); bursts are in bytes.
 fn delay_table(tree: &ClassTree, a: &LinkAdmission) -> TextTable {
+    let (curve_unit, curve) = exact_time_column(
+        &a.delays.iter().map(|d| d.curve_delay).collect::<Vec<_>>(),
+        "never",
+    );
+    let (t_max_unit, t_max) = exact_time_column(&vec![Some(a.t_max); a.delays.len()], "never");
+    let (bound_unit, bound) = exact_time_column(
+        &a.delays.iter().map(|d| d.bound).collect::<Vec<_>>(),
+        "never",
+    );
     TextTable {
         groups: Vec::new(),
-        header: [
-            "class",
-            "burst",
-            "burst from",
-            "curve delay",
-            "t_max",
-            "bound",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
+        header: vec![
+            "class".to_owned(),
+            "burst (B)".to_owned(),
+            "burst from".to_owned(),
+            format!("curve delay ({curve_unit})"),
+            format!("t_max ({t_max_unit})"),
+            format!("bound ({bound_unit})"),
+        ],
         rows: a
             .delays
             .iter()
-            .map(|d| {
+            .zip(curve)
+            .zip(t_max)
+            .zip(bound)
+            .map(|(((d, curve), t_max), bound)| {
                 vec![
                     tree.get(d.class).name().to_owned(),
-                    d.burst.to_string(),
+                    d.burst.0.to_string(),
                     d.burst_from.as_str().to_owned(),
-                    never_or(d.curve_delay),
-                    a.t_max.to_string(),
-                    never_or(d.bound),
+                    curve,
+                    t_max,
+                    bound,
                 ]
             })
             .collect(),

@@ -370,9 +370,9 @@ pub fn flows(result: &RunResult, classes: &[String]) -> Frame {
         TextColumn::default(),
         TextColumn::default(),
     );
-    let mut ints: [Vec<Option<i64>>; 8] = Default::default();
-    let (mut start, mut end, mut goodput, mut mean_burst) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut ints: [Vec<Option<i64>>; 10] = Default::default();
+    let (mut start, mut end, mut goodput, mut mean_burst, mut drop_rate) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut completed = Vec::new();
     for (i, f) in result.flows.iter().enumerate() {
         let t = &f.transport;
@@ -385,6 +385,11 @@ pub fn flows(result: &RunResult, classes: &[String]) -> Frame {
         goodput.push(a.goodput_bps().unwrap_or(f64::NAN));
         completed.push(Some(t.completed.is_some()));
         mean_burst.push(a.mean_burst_delay.map_or(f64::NAN, ds));
+        drop_rate.push(if f.sent.packets == 0 {
+            f64::NAN
+        } else {
+            f.dropped.packets as f64 / f.sent.packets as f64
+        });
         let counts = [
             t.bytes_delivered,
             t.retransmits,
@@ -394,6 +399,8 @@ pub fn flows(result: &RunResult, classes: &[String]) -> Frame {
             f.reverse.dropped.packets,
             t.bursts.len() as u64,
             a.bursts_completed,
+            f.sent.packets,
+            f.dropped.packets,
         ];
         for (col, x) in ints.iter_mut().zip(counts) {
             col.push(int(x));
@@ -408,6 +415,8 @@ pub fn flows(result: &RunResult, classes: &[String]) -> Frame {
         acks_dropped,
         bursts,
         bursts_done,
+        sent,
+        dropped,
     ] = ints;
     let mut f = Frame::default();
     f.push("flow", flow.finish());
@@ -426,6 +435,9 @@ pub fn flows(result: &RunResult, classes: &[String]) -> Frame {
     f.push("bursts", Values::Int(bursts));
     f.push("bursts_completed", Values::Int(bursts_done));
     f.push("mean_burst_delay_s", Values::Float(mean_burst));
+    f.push("packets_sent", Values::Int(sent));
+    f.push("packets_dropped", Values::Int(dropped));
+    f.push("drop_rate", Values::Float(drop_rate));
     f
 }
 
@@ -434,8 +446,8 @@ pub fn bursts(result: &RunResult, labels: &Labels<'_>) -> Frame {
     let mut flow = TextColumn::default();
     let (mut burst, mut conn, mut bytes, mut delivered) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut begun, mut first, mut completed, mut delay) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut begun, mut first, mut completed, mut delay, mut last) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, f) in result.flows.iter().enumerate() {
         for b in &f.transport.bursts {
             flow.push(Some(labels.flow(i)));
@@ -450,6 +462,7 @@ pub fn bursts(result: &RunResult, labels: &Labels<'_>) -> Frame {
                 _ => f64::NAN,
             });
             delivered.push(int(b.delivered));
+            last.push(opt_s(b.last_delivered));
         }
     }
     let mut f = Frame::default();
@@ -462,6 +475,7 @@ pub fn bursts(result: &RunResult, labels: &Labels<'_>) -> Frame {
     f.push("completed_s", Values::Float(completed));
     f.push("delay_s", Values::Float(delay));
     f.push("delivered_bytes", Values::Int(delivered));
+    f.push("last_delivered_s", Values::Float(last));
     f
 }
 
@@ -498,6 +512,45 @@ pub fn tcp_trace(result: &RunResult, labels: &Labels<'_>) -> Frame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linkshare_core::units::Duration;
+
+    /// Each frame has its CSV file's columns, in the same order: a column added to a
+    /// file and not to its frame (or the reverse) fails here, not in Python.
+    #[test]
+    fn every_frame_has_its_csv_header() {
+        let empty = RunResult {
+            seed: 0,
+            duration: Duration::from_secs(1),
+            window: Duration::from_millis(10),
+            links: Vec::new(),
+            flows: Vec::new(),
+            events: 0,
+            packet_hops: 0,
+            stopped: None,
+        };
+        let labels = Labels::new(&empty);
+        let frames = [
+            (throughput(&empty, &labels), crate::csv::THROUGHPUT_HEADER),
+            (
+                flow_throughput(&empty, &labels),
+                crate::csv::FLOW_THROUGHPUT_HEADER,
+            ),
+            (delay(&empty, &labels), crate::csv::DELAY_HEADER),
+            (
+                delay_histogram(&empty, &labels),
+                crate::csv::DELAY_HISTOGRAM_HEADER,
+            ),
+            (backlog(&empty, &labels), crate::csv::BACKLOG_HEADER),
+            (drops(&empty, &labels), crate::csv::DROPS_HEADER),
+            (flows(&empty, &[]), crate::flows::FLOWS_HEADER),
+            (bursts(&empty, &labels), crate::flows::BURSTS_HEADER),
+            (tcp_trace(&empty, &labels), crate::flows::TCP_TRACE_HEADER),
+        ];
+        for (frame, header) in frames {
+            let names: Vec<&str> = frame.columns.iter().map(|c| c.name.as_str()).collect();
+            assert_eq!(names.join(","), header);
+        }
+    }
 
     #[test]
     fn text_codes_follow_first_appearance() {

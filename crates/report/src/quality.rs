@@ -24,7 +24,7 @@
 //!
 //! Packets still queued or on the wire when the run ended are not in the records, so
 //! they count neither as service nor as backlog. When the run replaced per-packet
-//! records with histograms (more than `max_delay_records` of them), the measured
+//! records with histograms (more than its limit of them), the measured
 //! metrics are unavailable: the object says so and why, and keeps the reference rates.
 
 use std::fmt::Write as _;
@@ -114,7 +114,7 @@ pub fn link_sharing(config: &SimConfig, result: &RunResult) -> Vec<LinkSharing> 
                 .iter()
                 .any(|f| f.route.iter().any(|h| h.link.0 as usize == l));
             if forward {
-                link_quality(link, measured, r)
+                link_quality(link, measured, r, config.measure.max_delay_records)
             } else {
                 reverse_only()
             }
@@ -316,7 +316,14 @@ fn alpha_pass(
     Ok(meter.report())
 }
 
-fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> LinkSharing {
+/// The quality of one link; `max_records` is the run's limit on per-packet delay
+/// records, named when the run went past it.
+fn link_quality(
+    link: &LinkConfig,
+    measured: &LinkResult,
+    r: &LinkReference,
+    max_records: u64,
+) -> LinkSharing {
     let tree = &link.classes;
     let name = |id: ClassId| tree.get(id).name().to_owned();
     let log = &measured.delay_log;
@@ -343,11 +350,11 @@ fn link_quality(link: &LinkConfig, measured: &LinkResult, r: &LinkReference) -> 
             },
         )
     } else {
-        Err(io::Error::other(
-            "the run measured more packet delays than max_delay_records, so per-packet \
-             records were replaced by histograms; shorten the run or lower the rates to \
-             measure link-sharing quality",
-        ))
+        Err(io::Error::other(format!(
+            "the run measured more than {max_records} packet delays, the most it keeps as \
+             per-packet records, so they were replaced by exact histograms; shorten the run \
+             or lower the rates to measure link-sharing quality"
+        )))
     };
     let (rates, failure) = match passes {
         Ok((rates, gap, alpha)) => (Some(rates), Ok((gap, alpha))),

@@ -2,6 +2,18 @@
 //!
 //! Keys appear in the order of the structs below (a stable contract); times are seconds
 //! as JSON floats, rates bit/s, sizes bytes, counts packets.
+//!
+//! # Conservation
+//!
+//! Every packet is counted exactly once, and the counts close exactly, in packets and in
+//! bytes (`linkshare_sim::result` defines the states; `scenarios/README.md` documents
+//! the identities for users):
+//!
+//! * per link and per class: `sent = delivered + dropped + queued_at_end +
+//!   in_transmission_at_end` (a link's `delivered` packets include its
+//!   `propagating_at_end` ones);
+//! * per flow: `sent = delivered + dropped + queued_at_end + in_transmission_at_end +
+//!   propagating_at_end`, and the same for its acknowledgements (`transport.acks_*`).
 
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::Counters;
@@ -77,6 +89,31 @@ pub struct LinkSummary {
     pub scheduler: String,
     /// Line rate, bit/s.
     pub rate_bps: u64,
+    /// Packets that arrived at the link's port.
+    pub packets_sent: u64,
+    /// Their bytes.
+    pub bytes_sent: u64,
+    /// Packets whose transmission on the link completed.
+    pub packets_delivered: u64,
+    /// Their bytes.
+    pub bytes_delivered: u64,
+    /// Packets dropped at the port, all reasons.
+    pub packets_dropped: u64,
+    /// Their bytes.
+    pub bytes_dropped: u64,
+    /// Packets still queued when the run ended.
+    pub packets_queued_at_end: u64,
+    /// Their bytes.
+    pub bytes_queued_at_end: u64,
+    /// The packet being transmitted when the run ended (0 or 1).
+    pub packets_in_transmission_at_end: u64,
+    /// Its bytes.
+    pub bytes_in_transmission_at_end: u64,
+    /// Delivered packets still propagating towards the next hop or the sink when the
+    /// run ended.
+    pub packets_propagating_at_end: u64,
+    /// Their bytes.
+    pub bytes_propagating_at_end: u64,
     /// Link-sharing quality: empirical alpha, largest gap, and reference against
     /// measured rates per interval of constant demand (see [`super::quality`]).
     pub link_sharing: LinkSharing,
@@ -134,6 +171,12 @@ pub struct ClassSummary {
     pub drops_by_reason: DropsByReason,
     /// Packets still queued when the run ended.
     pub packets_queued_at_end: u64,
+    /// Their bytes.
+    pub bytes_queued_at_end: u64,
+    /// Packets of the class being transmitted when the run ended (0 or 1 per link).
+    pub packets_in_transmission_at_end: u64,
+    /// Their bytes.
+    pub bytes_in_transmission_at_end: u64,
     /// Delivered bits per second of simulated time.
     pub mean_rate_bps: f64,
     /// Delay at this port (arrival to last bit sent), seconds.
@@ -208,6 +251,20 @@ pub struct FlowSummary {
     pub bytes_delivered: u64,
     /// Packets dropped at any port.
     pub packets_dropped: u64,
+    /// Their bytes.
+    pub bytes_dropped: u64,
+    /// Packets queued at some port when the run ended.
+    pub packets_queued_at_end: u64,
+    /// Their bytes.
+    pub bytes_queued_at_end: u64,
+    /// Packets being transmitted on some link when the run ended.
+    pub packets_in_transmission_at_end: u64,
+    /// Their bytes.
+    pub bytes_in_transmission_at_end: u64,
+    /// Packets propagating on some link when the run ended.
+    pub packets_propagating_at_end: u64,
+    /// Their bytes.
+    pub bytes_propagating_at_end: u64,
     /// Delivered bits per second of simulated time.
     pub mean_rate_bps: f64,
     /// End-to-end delay (creation to arrival at the sink, with propagation), seconds.
@@ -243,6 +300,14 @@ pub struct TransportSummary {
     pub acks_sent: u64,
     /// Of them, dropped.
     pub acks_dropped: u64,
+    /// Of them, arrived at the end of the reverse route.
+    pub acks_delivered: u64,
+    /// Of them, queued at some port when the run ended.
+    pub acks_queued_at_end: u64,
+    /// Of them, being transmitted when the run ended.
+    pub acks_in_transmission_at_end: u64,
+    /// Of them, propagating when the run ended.
+    pub acks_propagating_at_end: u64,
     /// Application bursts begun.
     pub bursts: u64,
     /// Of them, completed.
@@ -268,6 +333,10 @@ impl TransportSummary {
             fast_retransmits: t.fast_retransmits,
             acks_sent: f.reverse.sent.packets,
             acks_dropped: f.reverse.dropped.packets,
+            acks_delivered: f.reverse.delivered.packets,
+            acks_queued_at_end: f.reverse.queued.packets,
+            acks_in_transmission_at_end: f.reverse.in_transmission.packets,
+            acks_propagating_at_end: f.reverse.propagating.packets,
             bursts: t.bursts.len() as u64,
             bursts_completed: a.bursts_completed,
             mean_burst_delay_s: a.mean_burst_delay.map(|d| d.as_secs_f64()),
@@ -294,24 +363,39 @@ impl Summary {
             .links
             .iter()
             .zip(quality::link_sharing(config, result))
-            .map(|(l, link_sharing)| LinkSummary {
-                name: l.name.clone(),
-                scheduler: l.scheduler.clone(),
-                rate_bps: l.rate.bps(),
-                link_sharing,
-                per_flow: l
-                    .per_flow
-                    .iter()
-                    .map(|p| PerFlowSummary {
-                        template: p.name.clone(),
-                        instances: p.instances,
-                        idle_s: p.idle.as_secs_f64(),
-                        flows_created: p.stats.created,
-                        flows_retired: p.stats.retired,
-                        shared_packets: p.stats.shared_packets,
-                        peak_busy: p.stats.peak_busy,
-                    })
-                    .collect(),
+            .map(|(l, link_sharing)| {
+                let (delivered, dropped) = (l.delivered(), l.total.dropped_total());
+                LinkSummary {
+                    name: l.name.clone(),
+                    scheduler: l.scheduler.clone(),
+                    rate_bps: l.rate.bps(),
+                    packets_sent: l.total.arrived.packets,
+                    bytes_sent: l.total.arrived.bytes,
+                    packets_delivered: delivered.packets,
+                    bytes_delivered: delivered.bytes,
+                    packets_dropped: dropped.packets,
+                    bytes_dropped: dropped.bytes,
+                    packets_queued_at_end: l.total.queued.packets,
+                    bytes_queued_at_end: l.total.queued.bytes,
+                    packets_in_transmission_at_end: l.in_transmission.packets,
+                    bytes_in_transmission_at_end: l.in_transmission.bytes,
+                    packets_propagating_at_end: l.propagating.packets,
+                    bytes_propagating_at_end: l.propagating.bytes,
+                    link_sharing,
+                    per_flow: l
+                        .per_flow
+                        .iter()
+                        .map(|p| PerFlowSummary {
+                            template: p.name.clone(),
+                            instances: p.instances,
+                            idle_s: p.idle.as_secs_f64(),
+                            flows_created: p.stats.created,
+                            flows_retired: p.stats.retired,
+                            shared_packets: p.stats.shared_packets,
+                            peak_busy: p.stats.peak_busy,
+                        })
+                        .collect(),
+                }
             })
             .collect();
         let classes = result
@@ -336,6 +420,9 @@ impl Summary {
                         bytes_dropped: dropped.bytes,
                         drops_by_reason: drops_by_reason(&c.counters),
                         packets_queued_at_end: c.counters.queued.packets,
+                        bytes_queued_at_end: c.counters.queued.bytes,
+                        packets_in_transmission_at_end: c.in_transmission.packets,
+                        bytes_in_transmission_at_end: c.in_transmission.bytes,
                         mean_rate_bps: c.mean_rate_bps,
                         delay_s: (&c.delay).into(),
                     }
@@ -363,6 +450,13 @@ impl Summary {
                     packets_delivered: f.delivered.packets,
                     bytes_delivered: f.delivered.bytes,
                     packets_dropped: f.dropped.packets,
+                    bytes_dropped: f.dropped.bytes,
+                    packets_queued_at_end: f.queued.packets,
+                    bytes_queued_at_end: f.queued.bytes,
+                    packets_in_transmission_at_end: f.in_transmission.packets,
+                    bytes_in_transmission_at_end: f.in_transmission.bytes,
+                    packets_propagating_at_end: f.propagating.packets,
+                    bytes_propagating_at_end: f.propagating.bytes,
                     mean_rate_bps: f.mean_rate_bps,
                     delay_s: (&f.delay).into(),
                     transport: TransportSummary::new(f),

@@ -90,6 +90,51 @@ fn pad(line: &mut String, cell: &str, width: usize, right: bool, column: usize) 
     }
 }
 
+/// One column of times in one unit: the largest of s, ms, us and ns in which the
+/// column's largest value is at least 1. Every value is exact (with as many decimals
+/// as it needs, at most nine) and the values are aligned on the decimal point; `None`
+/// is written `none`. Returns the unit's name and the cells.
+pub fn exact_time_column(values: &[Option<Duration>], none: &str) -> (&'static str, Vec<String>) {
+    let largest = values.iter().flatten().map(|d| d.0).max().unwrap_or(0);
+    let (unit, per_unit, digits) = [
+        ("s", 1_000_000_000, 9),
+        ("ms", 1_000_000, 6),
+        ("us", 1_000, 3),
+    ]
+    .into_iter()
+    .find(|&(_, per_unit, _)| largest >= per_unit)
+    .unwrap_or(("ns", 1, 0));
+    let exact = |ns: u64| {
+        let (whole, part) = (ns / per_unit, ns % per_unit);
+        let fraction = format!("{part:0digits$}");
+        (whole.to_string(), fraction.trim_end_matches('0').to_owned())
+    };
+    let parts: Vec<Option<(String, String)>> =
+        values.iter().map(|v| v.map(|d| exact(d.0))).collect();
+    let decimals = parts
+        .iter()
+        .flatten()
+        .map(|(_, f)| f.len())
+        .max()
+        .unwrap_or(0);
+    let cells = parts
+        .into_iter()
+        .map(|p| match p {
+            None => format!(
+                "{none}{:width$}",
+                "",
+                width = decimals + usize::from(decimals > 0)
+            ),
+            Some((whole, f)) if f.is_empty() => {
+                let pad = decimals + usize::from(decimals > 0);
+                format!("{whole}{:pad$}", "")
+            }
+            Some((whole, f)) => format!("{whole}.{f:<decimals$}"),
+        })
+        .collect();
+    (unit, cells)
+}
+
 /// Milliseconds with three decimals.
 pub fn ms(d: Duration) -> String {
     format!("{:.3}", d.as_secs_f64() * 1e3)
@@ -401,6 +446,47 @@ pub fn compare_rows(runs: &[(String, RunResult)]) -> Vec<(usize, usize, String)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_column_has_one_unit_and_exact_values() {
+        let column = |ns: &[Option<u64>]| {
+            let values: Vec<Option<Duration>> = ns.iter().map(|v| v.map(Duration)).collect();
+            exact_time_column(&values, "never")
+        };
+        // `check`'s column on the H-FSC paper's classes: 16250us, 5ms, 18204445ns.
+        let (unit, cells) = column(&[
+            Some(16_250_000),
+            Some(5_000_000),
+            Some(18_204_445),
+            Some(327_680_000),
+            None,
+        ]);
+        assert_eq!(unit, "ms");
+        assert_eq!(
+            cells,
+            [
+                "16.25    ",
+                "5       ",
+                "18.204445",
+                "327.68    ",
+                "never       "
+            ]
+        );
+        // Cells right-aligned in a table line up on the decimal point.
+        let width = cells.iter().map(String::len).max().unwrap();
+        let points: Vec<usize> = cells
+            .iter()
+            .filter(|c| c.contains('.'))
+            .map(|c| width - c.len() + c.find('.').unwrap())
+            .collect();
+        assert!(points.windows(2).all(|w| w[0] == w[1]), "{cells:?}");
+        assert_eq!(column(&[Some(1_500_000_000), Some(2_000)]).0, "s");
+        assert_eq!(
+            column(&[Some(999), Some(7)]),
+            ("ns", vec!["999".into(), "7".into()])
+        );
+        assert_eq!(column(&[None]), ("ns", vec!["never".into()]));
+    }
 
     #[test]
     fn columns_are_aligned() {

@@ -158,29 +158,30 @@ impl ClassDelays {
     }
 }
 
+/// What `hfsc-delay` prints first: the experiment, what was reconstructed, the claim.
+const DELAY_INTRO: &[&str] = &[
+    "hfsc-delay: H-FSC paper §VI-A (Figs. 10, 11): 10 Mbit/s; audio sends 160 B every \
+     20 ms with the curve (umax 160 B, dmax 5 ms, 64 kbit/s), video 8 KB every 33 ms \
+     with (8 KB, 10 ms, 2 Mbit/s), a greedy FTP (4 KB, 16.25 ms, 5 Mbit/s); other \
+     sessions send 4 KB packets; an ON-OFF session has 18% of the link and 40% of \
+     its parent class A.",
+    "Reconstructed: Fig. 10's hierarchy (the scenario file gives it and the admission \
+     test by hand; `linkshare check` agrees): A 4.5 Mbit/s holds audio, video, onoff \
+     (1.8 Mbit/s) and a1..a4 \
+     (159 kbit/s); ftp (5 Mbit/s) and s1..s5 (100 kbit/s) at level 1. Other sessions \
+     send CBR at their rates; onoff sends 1.8 Mbit/s during the even seconds \
+     [0, 1), [2, 3), ... and nothing in the odd ones. `rt` is the paper's curve, \
+     `ls` the rate (so that link-sharing curves fit their parents).",
+    "Paper: under H-FSC every audio delay is at most 5 ms + t_max and every video delay \
+     at most 10 ms + t_max (t_max = L_max / C, Thm. 2); under H-WF2Q+ they are much \
+     larger and follow the ON-OFF period.",
+    "",
+];
+
 /// `hfsc-delay`.
 pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
     let (kinds, missing) = schedulers(&DELAY_SCHEDULERS, opts)?;
-    header(
-        out,
-        &[
-            "hfsc-delay: H-FSC paper §VI-A (Figs. 10, 11): 10 Mbit/s; audio sends 160 B every \
-             20 ms with the curve (umax 160 B, dmax 5 ms, 64 kbit/s), video 8 KB every 33 ms \
-             with (8 KB, 10 ms, 2 Mbit/s), a greedy FTP (4 KB, 16.25 ms, 5 Mbit/s); other \
-             sessions send 4 KB packets; an ON-OFF session has 18% of the link and 40% of \
-             its parent class A.",
-            "Reconstructed: Fig. 10's hierarchy (the scenario file gives it and the admission \
-             test by hand; `linkshare check` agrees): A 4.5 Mbit/s holds audio, video, onoff (1.8 Mbit/s) and a1..a4 \
-             (159 kbit/s); ftp (5 Mbit/s) and s1..s5 (100 kbit/s) at level 1. Other sessions \
-             send CBR at their rates; onoff sends 1.8 Mbit/s during the even seconds \
-             [0, 1), [2, 3), ... and nothing in the odd ones. `rt` is the paper's curve, \
-             `ls` the rate (so that link-sharing curves fit their parents).",
-            "Paper: under H-FSC every audio delay is at most 5 ms + t_max and every video delay \
-             at most 10 ms + t_max (t_max = L_max / C, Thm. 2); under H-WF2Q+ they are much \
-             larger and follow the ON-OFF period.",
-            "",
-        ],
-    )?;
+    header(out, DELAY_INTRO)?;
     print_missing(out, &missing)?;
     let dir = variant_dir(opts, &DELAY);
     let mut v = run_variant(DELAY, &kinds, opts, &dir)?;
@@ -200,37 +201,9 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         .find(|f| f.name == ON_OFF_CLASS)
         .ok_or_else(|| ReproError::Internal("hfsc-delay.toml has no flow `onoff`".to_owned()))?;
     let on = onoff.schedule.on.clone();
-    let mut table = TextTable {
-        header: [
-            "scheduler",
-            "class",
-            "packets",
-            "p99 ms",
-            "max ms",
-            "bound ms",
-            "over bound",
-            "mean ms, onoff on",
-            "mean ms, onoff off",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-        ..TextTable::default()
-    };
-    let mut chart = LineChart::new(
-        format!(
-            "Audio and video delay; onoff on during {}{}",
-            on.iter()
-                .take(2)
-                .map(|&(a, b)| span(a, b))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if on.len() > 2 { ", ..." } else { "" }
-        ),
-        "arrival time (s)",
-        "delay at the port (ms)",
-    );
-    chart.y_axis.include_zero = true;
-    chart.x_axis.range = Some((0.0, v.scenario.config.duration.as_secs_f64()));
+    let duration = v.scenario.config.duration;
+    let mut table = delay_table();
+    let mut chart = delay_chart(&on, duration);
     let mut verdicts = Vec::new();
     for (k, (name, result)) in v.results.iter().enumerate() {
         let records = packet_records(result)?;
@@ -238,35 +211,8 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
             let id = class_id(&v, class)?;
             let bound = Duration::from_millis(dmax_ms) + t_max;
             let d = ClassDelays::new(&records, id, &on);
-            let over = d.sorted.iter().filter(|&&x| x > bound).count();
-            let mean = |m: Option<f64>| m.map_or("-".to_owned(), |s| format!("{:.3}", s * 1e3));
-            table.rows.push(vec![
-                name.clone(),
-                class.to_owned(),
-                d.sorted.len().to_string(),
-                if d.sorted.is_empty() {
-                    "-".to_owned()
-                } else {
-                    ms(nearest_rank(&d.sorted, 0.99))
-                },
-                ms(d.max()),
-                ms(bound),
-                over.to_string(),
-                mean(d.mean_on),
-                mean(d.mean_off),
-            ]);
-            verdicts.push(format!(
-                "  {name} {class}: {} of {} packets later than {dmax_ms} ms + t_max = {} ms \
-                 (largest {} ms); mean delay while onoff is on / off = {}",
-                over,
-                d.sorted.len(),
-                ms(bound),
-                ms(d.max()),
-                match (d.mean_on, d.mean_off) {
-                    (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
-                    _ => "-".to_owned(),
-                }
-            ));
+            table.rows.push(delay_row(name, class, &d, bound));
+            verdicts.push(delay_verdict(name, class, dmax_ms, &d, bound));
             let mut s = Series::line(format!("{class} ({name})"), d.points);
             s.colour = Some(j);
             s.dash = Some(Dash::ALL[k % Dash::ALL.len()]);
@@ -277,7 +223,7 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         let y = (Duration::from_millis(dmax_ms) + t_max).as_secs_f64() * 1e3;
         let mut s = Series::line(
             format!("{class}: {dmax_ms} ms + t_max"),
-            vec![(0.0, y), (v.scenario.config.duration.as_secs_f64(), y)],
+            vec![(0.0, y), (duration.as_secs_f64(), y)],
         );
         s.colour = Some(j);
         s.dash = Some(Dash::Dotted);
@@ -298,6 +244,91 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
     }
     out.write_all(text.as_bytes()).map_err(stdout_failure)?;
     footer(out, &[v])
+}
+
+/// `hfsc-delay`'s table, without rows.
+fn delay_table() -> TextTable {
+    TextTable {
+        header: [
+            "scheduler",
+            "class",
+            "packets",
+            "p99 ms",
+            "max ms",
+            "bound ms",
+            "over bound",
+            "mean ms, onoff on",
+            "mean ms, onoff off",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        ..TextTable::default()
+    }
+}
+
+/// `hfsc-delay`'s chart of delay against arrival time, without series; `on` is when the
+/// ON-OFF session sends.
+fn delay_chart(on: &[(Instant, Instant)], duration: Duration) -> LineChart {
+    let mut chart = LineChart::new(
+        format!(
+            "Audio and video delay; onoff on during {}{}",
+            on.iter()
+                .take(2)
+                .map(|&(a, b)| span(a, b))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if on.len() > 2 { ", ..." } else { "" }
+        ),
+        "arrival time (s)",
+        "delay at the port (ms)",
+    );
+    chart.y_axis.include_zero = true;
+    chart.x_axis.range = Some((0.0, duration.as_secs_f64()));
+    chart
+}
+
+/// The table row of `class` under scheduler `name`: its delays against `bound`.
+fn delay_row(name: &str, class: &str, d: &ClassDelays, bound: Duration) -> Vec<String> {
+    let mean = |m: Option<f64>| m.map_or("-".to_owned(), |s| format!("{:.3}", s * 1e3));
+    let over = d.sorted.iter().filter(|&&x| x > bound).count();
+    vec![
+        name.to_owned(),
+        class.to_owned(),
+        d.sorted.len().to_string(),
+        if d.sorted.is_empty() {
+            "-".to_owned()
+        } else {
+            ms(nearest_rank(&d.sorted, 0.99))
+        },
+        ms(d.max()),
+        ms(bound),
+        over.to_string(),
+        mean(d.mean_on),
+        mean(d.mean_off),
+    ]
+}
+
+/// The verdict line of `class` (bound `dmax_ms` + t_max) under scheduler `name`.
+fn delay_verdict(
+    name: &str,
+    class: &str,
+    dmax_ms: u64,
+    d: &ClassDelays,
+    bound: Duration,
+) -> String {
+    let over = d.sorted.iter().filter(|&&x| x > bound).count();
+    format!(
+        "  {name} {class}: {} of {} packets later than {dmax_ms} ms + t_max = {} ms \
+         (largest {} ms); mean delay while onoff is on / off = {}",
+        over,
+        d.sorted.len(),
+        ms(bound),
+        ms(d.max()),
+        match (d.mean_on, d.mean_off) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+            _ => "-".to_owned(),
+        }
+    )
 }
 
 /// The 80 kbit/s class, measured over longer windows as the paper did.

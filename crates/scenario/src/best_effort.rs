@@ -4,15 +4,16 @@
 //! bytes, `d = PBS / m1`. `BPR = 1` or `PBS = 0` gives the straight line `m2` (PFQ).
 //!
 //! `m2` is the leaf's `rate`, or else its share by weight as H-FSC computes default
-//! curves (`linkshare_core::sched::hfsc`): `parent rate · weight / sum of the weights of
-//! it and its siblings`, top-down from the link rate, where a parent's rate is the `m2`
-//! of its `ls` curve, else its `rate`, else its own share. Only the ratios between the
+//! curves (`linkshare_core::share::parent_shares`): `parent rate · weight / sum of the
+//! weights of it and its siblings`, top-down from the link rate, where a parent's rate
+//! is the `m2` of its `ls` curve, else its `rate`, else its own share. Only the ratios between the
 //! leaves' curves matter (FSC's virtual times do not change when every curve is scaled),
 //! so the link-sharing curves may add up to more than the link: `linkshare check` does
 //! not count that as a violation on such a link.
 
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{ClassId, ClassTree, weight_share};
+use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::share::parent_shares;
 use linkshare_core::units::{Bytes, Duration, NANOS_PER_SEC, Rate};
 
 use super::reader::{Ctx, Sp, Value};
@@ -72,34 +73,14 @@ pub(crate) fn read(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Be
 /// The long-term rate `m2` of every leaf of `tree` in best-effort mode, by class index
 /// (`None` for the root and interior classes). See the [module docs](self).
 pub(crate) fn leaf_rates(tree: &ClassTree) -> Vec<Option<Rate>> {
-    let mut reference = vec![Rate::ZERO; tree.len()];
-    let mut out = vec![None; tree.len()];
-    reference[ClassId::ROOT.index()] = tree.link_rate();
-    let mut stack = vec![ClassId::ROOT];
-    while let Some(p) = stack.pop() {
-        let parent = tree.get(p);
-        let weights: u64 = parent
-            .children
-            .iter()
-            .map(|&k| u64::from(tree.get(k).weight()))
-            .sum();
-        for &k in &parent.children {
-            let class = tree.get(k);
-            let own = class
-                .spec
-                .rate
-                .unwrap_or_else(|| weight_share(reference[p.index()], class.weight(), weights));
-            reference[k.index()] = match (class.is_leaf(), class.spec.ls) {
-                (false, Some(ls)) => ls.m2,
-                _ => own,
-            };
-            if class.is_leaf() {
-                out[k.index()] = Some(own);
-            }
-            stack.push(k);
-        }
-    }
-    out
+    let rates = parent_shares(tree, |class, own| match (class.is_leaf(), class.spec.ls) {
+        (false, Some(ls)) => ls.m2,
+        _ => own,
+    });
+    tree.classes()
+        .iter()
+        .map(|c| (c.id != ClassId::ROOT && c.is_leaf()).then(|| rates[c.id.index()]))
+        .collect()
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ mod problem;
 mod reader;
 mod resolve;
 pub mod shaper;
-mod trace;
+pub mod trace;
 
 use std::fmt;
 use std::ops::ControlFlow;
@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use linkshare_analysis::admission;
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::{Bytes, Duration, Instant};
@@ -259,6 +260,35 @@ impl Scenario {
                     .get(link)
                     .is_some_and(|l| l.scheduler.kind() == SchedulerKind::Fsc),
         }
+    }
+
+    /// What the scenario's schedulers do to its classes that the file may not mean,
+    /// as tc warns about it (HTB's quanta clamped from `rate / r2q`): one problem per
+    /// finding, located at the class, naming the link, the scheduler and the field.
+    /// Valid scenarios only warn; faces print these before running.
+    pub fn warnings(&self) -> Vec<Problem> {
+        self.config
+            .links
+            .iter()
+            .flat_map(|link| {
+                let kind = link.scheduler.kind();
+                link.scheduler
+                    .warnings(&link.classes)
+                    .into_iter()
+                    .map(move |w| Problem {
+                        origin: w.origin,
+                        field: None,
+                        problem: format!(
+                            "link `{}`, scheduler `{kind}`, class `{}`, field `{}`: {}",
+                            link.name,
+                            echo(&w.class),
+                            w.field,
+                            w.problem
+                        ),
+                        fix: w.fix,
+                    })
+            })
+            .collect()
     }
 
     /// Runs the simulation, telling `progress` how far run `label` got.

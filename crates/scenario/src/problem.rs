@@ -1,5 +1,6 @@
 //! Problems found in a scenario, each with where it was written and how to fix it.
 
+use linkshare_core::echo::echo;
 use std::fmt;
 use std::sync::Arc;
 
@@ -174,7 +175,27 @@ pub(crate) fn closest<'c>(
 /// "did you mean `x`? " (the candidate closest to `word` by edit distance, if close
 /// enough) or nothing: the start of a fix for a misspelt name.
 pub fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> String {
-    closest(word, candidates).map_or(String::new(), |c| format!("did you mean `{c}`? "))
+    closest(word, candidates).map_or(String::new(), |c| format!("did you mean `{}`? ", echo(c)))
+}
+
+/// Most names a message lists.
+const MAX_LISTED: usize = 20;
+
+/// `a, b, c` for a message: each name echoed ([`echo`]), at most 20 of them and then
+/// how many more; `(none)` for no name.
+pub(crate) fn name_list<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        return "(none)".to_owned();
+    }
+    let mut out: Vec<String> = names
+        .iter()
+        .take(MAX_LISTED)
+        .map(|n| echo(n.as_ref()).to_string())
+        .collect();
+    if names.len() > MAX_LISTED {
+        out.push(format!("and {} more", names.len() - MAX_LISTED));
+    }
+    out.join(", ")
 }
 
 #[cfg(test)]

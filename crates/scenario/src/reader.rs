@@ -7,6 +7,7 @@
 use std::ops::Range;
 use std::str::FromStr;
 
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::Origin;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -56,6 +57,41 @@ impl Ctx<'_> {
         });
     }
 
+    /// Records `problems`, found by one check that works on values read earlier (a
+    /// class tree built from the classes read, a default standing in for a value
+    /// refused), except those about a field that already had a problem before this
+    /// check: that earlier problem is the root cause, and one root cause gets one
+    /// message. (Several problems of this check about one field are all kept.)
+    pub(crate) fn push_derived(&mut self, problems: impl IntoIterator<Item = Problem>) {
+        let before = self.problems.len();
+        for problem in problems {
+            let reported = problem.field.is_some()
+                && self.problems[..before]
+                    .iter()
+                    .any(|p| p.field == problem.field);
+            if !reported {
+                self.problems.push(problem);
+            }
+        }
+    }
+
+    /// [`Ctx::report`] for a derived check (see [`Ctx::push_derived`]).
+    pub(crate) fn report_derived(
+        &mut self,
+        span: &Span,
+        field: &str,
+        problem: impl Into<String>,
+        fix: impl Into<String>,
+    ) {
+        let origin = Some(self.origin(span));
+        self.push_derived([Problem {
+            origin,
+            field: Some(field.to_owned()),
+            problem: problem.into(),
+            fix: fix.into(),
+        }]);
+    }
+
     /// Reads `v` as a table whose keys must be among `allowed`; reports the other keys.
     pub(crate) fn table<'t, 'i>(
         &mut self,
@@ -78,8 +114,8 @@ impl Ctx<'_> {
                 let hint = did_you_mean(name, allowed.iter().copied());
                 self.report(
                     &key.span(),
-                    &table.field(name),
-                    format!("unknown field `{name}`"),
+                    &table.field(&echo(name).to_string()),
+                    format!("unknown field `{}`", echo(name)),
                     format!("{hint}accepted fields here: {}", allowed.join(", ")),
                 );
             }
@@ -126,7 +162,7 @@ impl Ctx<'_> {
             self.report(
                 &s.span,
                 path,
-                format!("{:?} is not a valid name", s.value),
+                format!("{:?} is not a valid name", echo(s.value)),
                 "use only letters, digits, `_`, `-` and `.` (at least one character, not `.` or `..`)",
             );
             return None;
@@ -156,11 +192,16 @@ impl Ctx<'_> {
                 span: v.span(),
             }),
             _ => {
+                let fix = if max == u64::MAX {
+                    format!("give an integer of at least {min}")
+                } else {
+                    format!("give an integer from {min} to {max}")
+                };
                 self.report(
                     &v.span(),
                     path,
-                    format!("{} is out of range", i.as_str()),
-                    format!("give an integer from {min} to {max}"),
+                    format!("{} is out of range", echo(i.as_str())),
+                    fix,
                 );
                 None
             }
@@ -200,7 +241,7 @@ impl Ctx<'_> {
                 self.report(
                     &v.span(),
                     path,
-                    format!("{text} is not a finite number"),
+                    format!("{} is not a finite number", echo(text)),
                     "",
                 );
                 None
@@ -396,23 +437,12 @@ pub(crate) fn valid_name(s: &str) -> bool {
 /// A short description of a value for "found ..." messages.
 fn describe(v: &DeValue<'_>) -> String {
     match v {
-        DeValue::String(s) => format!("the string {:?}", shorten(s)),
+        DeValue::String(s) => format!("the string {:?}", echo(s)),
         DeValue::Integer(i) => format!("the integer {i}"),
         DeValue::Float(f) => format!("the number {f}"),
         DeValue::Boolean(b) => format!("the boolean {b}"),
         DeValue::Datetime(d) => format!("the date {d}"),
         DeValue::Array(_) => "an array".to_owned(),
         DeValue::Table(_) => "a table".to_owned(),
-    }
-}
-
-/// `s`, cut to 40 characters.
-fn shorten(s: &str) -> String {
-    if s.chars().count() <= 40 {
-        s.to_owned()
-    } else {
-        let mut t: String = s.chars().take(40).collect();
-        t.push('…');
-        t
     }
 }

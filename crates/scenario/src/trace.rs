@@ -10,33 +10,35 @@
 
 use std::sync::Arc;
 
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::Origin;
 use linkshare_core::units::Duration;
 
 use super::problem::Problem;
 
 /// The header every trace starts with.
-pub(crate) const HEADER: &str = "time_s,flow,size_bytes";
+pub const HEADER: &str = "time_s,flow,size_bytes";
 
 /// At most this many problems are reported per trace file.
 const MAX_PROBLEMS: usize = 20;
 
 /// One packet of a trace file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Row {
+pub struct Row {
     /// 1-based line in the file.
-    pub(crate) line: u32,
+    pub line: u32,
     /// Send time, from the start of the flow's first ON interval.
-    pub(crate) at: Duration,
+    pub at: Duration,
     /// The flow that sends it.
-    pub(crate) flow: String,
+    pub flow: String,
     /// Length on the wire, in bytes.
-    pub(crate) size: u32,
+    pub size: u32,
 }
 
-/// Parses a whole trace. `file` names it in problems, `field` is the scenario field that
+/// Parses a whole trace: its rows, or every problem (at most 20, the last saying how many
+/// more there were). `file` names it in problems, `field` is the scenario field that
 /// refers to it.
-pub(crate) fn parse(text: &str, file: &Arc<str>, field: &str) -> Result<Vec<Row>, Vec<Problem>> {
+pub fn parse(text: &str, file: &Arc<str>, field: &str) -> Result<Vec<Row>, Vec<Problem>> {
     let mut problems = Vec::new();
     let mut rows = Vec::new();
     let mut header_seen = false;
@@ -65,7 +67,7 @@ pub(crate) fn parse(text: &str, file: &Arc<str>, field: &str) -> Result<Vec<Row>
                 report(
                     line,
                     1,
-                    format!("the trace's header is {content:?}"),
+                    format!("the trace's header is {:?}", echo(content)),
                     "start the trace with the header line `time_s,flow,size_bytes`",
                 );
                 break;
@@ -87,7 +89,7 @@ pub(crate) fn parse(text: &str, file: &Arc<str>, field: &str) -> Result<Vec<Row>
             report(
                 line,
                 cells[0].0,
-                format!("time_s {:?} is not a time in seconds", cells[0].1),
+                format!("time_s {:?} is not a time in seconds", echo(cells[0].1)),
                 "write a non-negative decimal number of seconds such as 0.25 (at most 9 decimals)",
             );
         }
@@ -105,7 +107,10 @@ pub(crate) fn parse(text: &str, file: &Arc<str>, field: &str) -> Result<Vec<Row>
             report(
                 line,
                 cells[2].0,
-                format!("size_bytes {:?} is not a positive integer", cells[2].1),
+                format!(
+                    "size_bytes {:?} is not a positive integer",
+                    echo(cells[2].1)
+                ),
                 "write the packet's length in bytes, e.g. 1000",
             );
         }

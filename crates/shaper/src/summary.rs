@@ -3,7 +3,8 @@
 //! simulated and real runs.
 //!
 //! What differs from a simulated run: `packets_delivered` counts frames handed to the
-//! kernel on `out` (the qdisc's dequeued frames); `duration_s` is the time since the
+//! kernel on `out` (the qdisc's dequeued frames), so nothing is counted in transmission
+//! or propagating; `duration_s` is the time since the
 //! shaper started; `delay_s` is the time from a frame's arrival on `in` to the start of
 //! its transmission on `out`, from a histogram (each value at its bucket's upper bound,
 //! a quarter of a power of two); `flows` is empty (the shaper sees frames, not flows);
@@ -50,11 +51,22 @@ pub fn summary(s: &Snapshot) -> Summary {
                 bytes_dropped: dropped.bytes,
                 drops_by_reason: drops_by_reason(&c.counters),
                 packets_queued_at_end: c.counters.queued.packets,
+                bytes_queued_at_end: c.counters.queued.bytes,
+                packets_in_transmission_at_end: 0,
+                bytes_in_transmission_at_end: 0,
                 mean_rate_bps: rate(c.counters.dequeued.bytes),
                 delay_s: DelaySummary::from(&delay),
             }
         })
         .collect();
+    // The link's counts are its root's (the first class); a frame handed to the kernel
+    // is delivered, so none is in transmission or propagating.
+    let root = s
+        .classes
+        .first()
+        .map(|c| c.counters.clone())
+        .unwrap_or_default();
+    let root_dropped = root.dropped_total();
     Summary {
         scenario: s.name.clone(),
         seed: 0,
@@ -65,6 +77,18 @@ pub fn summary(s: &Snapshot) -> Summary {
             name: SINGLE_LINK.to_owned(),
             scheduler: s.scheduler.to_owned(),
             rate_bps: s.rate.bps(),
+            packets_sent: root.arrived.packets,
+            bytes_sent: root.arrived.bytes,
+            packets_delivered: root.dequeued.packets,
+            bytes_delivered: root.dequeued.bytes,
+            packets_dropped: root_dropped.packets,
+            bytes_dropped: root_dropped.bytes,
+            packets_queued_at_end: root.queued.packets,
+            bytes_queued_at_end: root.queued.bytes,
+            packets_in_transmission_at_end: 0,
+            bytes_in_transmission_at_end: 0,
+            packets_propagating_at_end: 0,
+            bytes_propagating_at_end: 0,
             link_sharing: LinkSharing {
                 status: "unavailable",
                 unavailable_reason: Some(

@@ -24,6 +24,8 @@ pub enum SimError {
         windows: u64,
         /// Window cells (windows times leaves, over all links).
         cells: u64,
+        /// The most cells a run may measure.
+        limit: u64,
     },
     /// A link names a node index that does not exist. Fix: use an index into `nodes`.
     UnknownNode {
@@ -157,12 +159,15 @@ impl fmt::Display for SimError {
             SimError::ZeroWindow => {
                 f.write_str("the measurement window is zero; give a positive window such as 200ms")
             }
-            SimError::TooManyWindows { windows, cells } => write!(
+            SimError::TooManyWindows {
+                windows,
+                cells,
+                limit,
+            } => write!(
                 f,
                 "the measurement window splits the run into {windows} windows, {cells} \
-                 window series values over all leaves of all links, more than the {} \
-                 supported; use a longer window",
-                crate::validate::MAX_WINDOW_CELLS
+                 window series values over all leaves of all links, more than the {limit} \
+                 supported; use a longer window"
             ),
             SimError::UnknownNode { link, node, nodes } => write!(
                 f,

@@ -73,7 +73,6 @@ mod measure;
 pub mod memory;
 pub mod packet;
 pub mod records;
-mod report;
 pub mod result;
 pub mod rng;
 pub mod sim;

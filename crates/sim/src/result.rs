@@ -11,16 +11,29 @@
 //!
 //! * delivered to its sink ([`FlowResult::delivered`]),
 //! * dropped at some port ([`FlowResult::dropped`]),
-//! * queued at some port ([`FlowResult::queued`]; per port: the class counters' `queued`),
-//! * in flight: being transmitted (dequeued, last bit not yet sent) or propagating
-//!   towards the next hop or the sink ([`FlowResult::in_flight`]; per link:
-//!   [`LinkResult::on_wire`] and [`LinkResult::propagating`]).
+//! * queued at some port ([`FlowResult::queued`]),
+//! * in transmission: dequeued by a port whose link has not sent its last bit
+//!   ([`FlowResult::in_transmission`]; at most one per link),
+//! * propagating: sent on a link, not yet arrived at the next port or the sink
+//!   ([`FlowResult::propagating`]),
 //!
-//! so that for every flow `sent = delivered + dropped + queued + in_flight`, in packets
-//! and in bytes ([`FlowResult::check_conservation`]). The same holds apart for the
-//! packets a flow sends along its reverse route (TCP acknowledgements,
-//! [`FlowResult::reverse`]); the forward counters count every packet sent, retransmitted
-//! copies included, while [`FlowResult::transport`] counts application bytes.
+//! so that the identities below hold exactly, in packets and in bytes, and
+//! [`RunResult::check_conservation`] checks every one of them:
+//!
+//! * per flow, `sent = delivered + dropped + queued + in_transmission + propagating`;
+//!   the same apart for the packets it sends along its reverse route (TCP
+//!   acknowledgements, [`FlowResult::reverse`]). The forward counters count every packet
+//!   sent, retransmitted copies included, while [`FlowResult::transport`] counts
+//!   application bytes;
+//! * per class of a link (an interior class and the root summing their leaves),
+//!   `arrived = delivered + dropped + queued + in_transmission`, where `delivered`
+//!   counts the packets whose transmission on this link completed
+//!   ([`ClassResult::delivered`]), whether or not they have reached the next hop;
+//! * per link, the same over the port's totals ([`LinkResult::total`],
+//!   [`LinkResult::delivered`], [`LinkResult::in_transmission`]); of the delivered
+//!   packets, [`LinkResult::propagating`] are still on their way;
+//! * over the network, the packets the flows count as queued, in transmission and
+//!   propagating (both directions) are those the ports and links count.
 //!
 //! # Delays
 //!
@@ -99,9 +112,9 @@ pub struct LinkResult {
     /// change (a window without changes reports the backlog carried into it): sorted by
     /// window, then by class id.
     pub backlog: Vec<WindowSample>,
-    /// A packet on the wire at the end of the run (dequeued, transmission not finished):
-    /// zero or one packet.
-    pub on_wire: Count,
+    /// The packet in transmission at the end of the run (dequeued, last bit not yet
+    /// sent): zero or one packet.
+    pub in_transmission: Count,
     /// Packets whose transmission on this link completed but which had not reached the
     /// next port or the sink at the end of the run.
     pub propagating: Count,
@@ -144,9 +157,12 @@ pub struct ClassResult {
     /// The port's counters for the class; for an interior class (and the root) the sum
     /// over the leaves below it.
     pub counters: Counters,
-    /// Packets whose transmission on this link completed (`counters.dequeued` minus a
-    /// packet still on the wire at the end).
+    /// Packets whose transmission on this link completed: `counters.dequeued` minus
+    /// `in_transmission`.
     pub delivered: Count,
+    /// Packets of the class dequeued whose transmission had not ended when the run did
+    /// (zero or one packet per link).
+    pub in_transmission: Count,
     /// `delivered.bytes * 8 / duration`, in bit/s.
     pub mean_rate_bps: f64,
     /// Per-packet delay at this port: arrival at the port to the last bit transmitted
@@ -173,8 +189,11 @@ pub struct FlowResult {
     pub dropped_by_reason: Vec<(DropReason, Count)>,
     /// Packets queued at some port at the end of the run.
     pub queued: Count,
-    /// Packets on a wire or propagating at the end of the run.
-    pub in_flight: Count,
+    /// Packets being transmitted on some link at the end of the run.
+    pub in_transmission: Count,
+    /// Packets sent on some link, not yet arrived at the next port or the sink, at the
+    /// end of the run.
+    pub propagating: Count,
     /// `delivered.bytes * 8 / duration`, in bit/s.
     pub mean_rate_bps: f64,
     /// End-to-end delay: creation at the source to arrival of the last bit at the sink,
@@ -202,8 +221,74 @@ pub struct PathCounts {
     pub dropped: Count,
     /// Packets queued at some port.
     pub queued: Count,
-    /// Packets on a wire or propagating.
-    pub in_flight: Count,
+    /// Packets being transmitted on some link.
+    pub in_transmission: Count,
+    /// Packets propagating on some link.
+    pub propagating: Count,
+}
+
+impl PathCounts {
+    /// Checks `sent = delivered + dropped + queued + in_transmission + propagating` in
+    /// packets and bytes; `what` names the path in the error.
+    pub fn check_conservation(&self, what: &str) -> Result<(), String> {
+        let parts = [
+            self.delivered,
+            self.dropped,
+            self.queued,
+            self.in_transmission,
+            self.propagating,
+        ];
+        let sum = sum_of(&parts);
+        if sum == self.sent {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what}: sent {:?} != delivered {:?} + dropped {:?} + queued {:?} + in \
+                 transmission {:?} + propagating {:?}",
+                self.sent,
+                self.delivered,
+                self.dropped,
+                self.queued,
+                self.in_transmission,
+                self.propagating
+            ))
+        }
+    }
+}
+
+/// The sum of `counts`.
+fn sum_of(counts: &[Count]) -> Count {
+    counts.iter().fold(Count::default(), |acc, c| Count {
+        packets: acc.packets + c.packets,
+        bytes: acc.bytes + c.bytes,
+    })
+}
+
+/// Checks `arrived = delivered + dropped + queued + in_transmission` of a port's
+/// counters; `what` names the class or link in the error.
+fn check_port(
+    what: &str,
+    counters: &Counters,
+    delivered: Count,
+    in_transmission: Count,
+) -> Result<(), String> {
+    let parts = [
+        delivered,
+        counters.dropped_total(),
+        counters.queued,
+        in_transmission,
+    ];
+    if sum_of(&parts) == counters.arrived {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: arrived {:?} != delivered {delivered:?} + dropped {:?} + queued {:?} + in \
+             transmission {in_transmission:?}",
+            counters.arrived,
+            counters.dropped_total(),
+            counters.queued
+        ))
+    }
 }
 
 /// What a flow's transport measured, at the application's level. Times are instants of
@@ -280,19 +365,52 @@ pub struct TcpSample {
 }
 
 impl FlowResult {
-    /// Checks `sent = delivered + dropped + queued + in_flight` in packets and bytes.
-    pub fn check_conservation(&self) -> Result<(), String> {
-        let parts = [self.delivered, self.dropped, self.queued, self.in_flight];
-        let packets: u64 = parts.iter().map(|c| c.packets).sum();
-        let bytes: u64 = parts.iter().map(|c| c.bytes).sum();
-        if (packets, bytes) == (self.sent.packets, self.sent.bytes) {
-            Ok(())
-        } else {
-            Err(format!(
-                "flow `{}`: sent {:?} != delivered {:?} + dropped {:?} + queued {:?} + in flight {:?}",
-                self.name, self.sent, self.delivered, self.dropped, self.queued, self.in_flight
-            ))
+    /// The flow's forward path: the counts of the packets its source sent.
+    pub fn forward(&self) -> PathCounts {
+        PathCounts {
+            sent: self.sent,
+            delivered: self.delivered,
+            dropped: self.dropped,
+            queued: self.queued,
+            in_transmission: self.in_transmission,
+            propagating: self.propagating,
         }
+    }
+
+    /// Checks `sent = delivered + dropped + queued + in_transmission + propagating` in
+    /// packets and bytes, forward and along the reverse route.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        self.forward()
+            .check_conservation(&format!("flow `{}`", self.name))?;
+        self.reverse
+            .check_conservation(&format!("flow `{}`, reverse route", self.name))
+    }
+}
+
+impl LinkResult {
+    /// Packets whose transmission on this link completed: the port's `dequeued` minus
+    /// the packet in transmission.
+    pub fn delivered(&self) -> Count {
+        Count {
+            packets: self.total.dequeued.packets - self.in_transmission.packets,
+            bytes: self.total.dequeued.bytes - self.in_transmission.bytes,
+        }
+    }
+
+    /// Checks `arrived = delivered + dropped + queued + in_transmission` for the link
+    /// and for each of its classes, in packets and bytes.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let link = format!("link `{}`", self.name);
+        check_port(&link, &self.total, self.delivered(), self.in_transmission)?;
+        for c in &self.classes {
+            check_port(
+                &format!("{link}, class `{}`", c.name),
+                &c.counters,
+                c.delivered,
+                c.in_transmission,
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -579,38 +697,47 @@ impl RunResult {
         self.links.iter().all(|l| l.delay_log.is_per_packet())
     }
 
-    /// Checks every flow's conservation identity, and that the packets the flows count as
-    /// queued (in flight), in both directions, equal the packets the ports count as queued
-    /// (the links count on a wire or propagating).
+    /// Checks every identity of the [module docs](self): per flow (both directions), per
+    /// link and class, and that the packets the flows count as queued, in transmission
+    /// and propagating are those the ports and links count.
     pub fn check_conservation(&self) -> Result<(), String> {
         for f in &self.flows {
             f.check_conservation()?;
         }
-        let flows_queued: u64 = self
-            .flows
-            .iter()
-            .map(|f| f.queued.packets + f.reverse.queued.packets)
-            .sum();
-        let ports_queued: u64 = self.links.iter().map(|l| l.total.queued.packets).sum();
-        if flows_queued != ports_queued {
-            return Err(format!(
-                "flows count {flows_queued} packets queued, ports count {ports_queued}"
-            ));
+        for l in &self.links {
+            l.check_conservation()?;
         }
-        let flows_in_flight: u64 = self
-            .flows
-            .iter()
-            .map(|f| f.in_flight.packets + f.reverse.in_flight.packets)
-            .sum();
-        let links_in_flight: u64 = self
-            .links
-            .iter()
-            .map(|l| l.on_wire.packets + l.propagating.packets)
-            .sum();
-        if flows_in_flight != links_in_flight {
-            return Err(format!(
-                "flows count {flows_in_flight} packets in flight, links count {links_in_flight}"
-            ));
+        let flows = |get: fn(&PathCounts) -> Count| {
+            let counts: Vec<Count> = self
+                .flows
+                .iter()
+                .flat_map(|f| [get(&f.forward()), get(&f.reverse)])
+                .collect();
+            sum_of(&counts)
+        };
+        let links = |get: fn(&LinkResult) -> Count| {
+            let counts: Vec<Count> = self.links.iter().map(get).collect();
+            sum_of(&counts)
+        };
+        let pairs: [(&str, Count, Count); 3] = [
+            ("queued", flows(|p| p.queued), links(|l| l.total.queued)),
+            (
+                "in transmission",
+                flows(|p| p.in_transmission),
+                links(|l| l.in_transmission),
+            ),
+            (
+                "propagating",
+                flows(|p| p.propagating),
+                links(|l| l.propagating),
+            ),
+        ];
+        for (what, by_flows, by_links) in pairs {
+            if by_flows != by_links {
+                return Err(format!(
+                    "flows count {by_flows:?} {what}, ports and links count {by_links:?}"
+                ));
+            }
         }
         Ok(())
     }

@@ -57,7 +57,7 @@ use crate::packet::{NO_BURST, PacketKind, SimPacket};
 use crate::records::{RecordSink, Recorder};
 use crate::result::{BurstRecord, DelayRecord, PathCounts, RunResult, Stopped, TransportReport};
 use crate::rng::Rng;
-use crate::{report, source, tcp, validate};
+use crate::{source, tcp, validate};
 
 /// Events between two calls of the progress callback.
 const PROGRESS_EVERY: u64 = 1 << 20;
@@ -373,7 +373,7 @@ impl Simulator {
             ControlFlow::Continue(())
         });
         on_progress(self.end, self.duration, self.events);
-        report::finish(self)
+        finish::finish(self)
     }
 
     /// Runs like [`Simulator::run_with_progress`], but stops as soon as `on_progress`
@@ -388,7 +388,7 @@ impl Simulator {
             return None;
         }
         let _ = on_progress(self.end, self.duration, self.events);
-        Some(report::finish(self))
+        Some(finish::finish(self))
     }
 
     /// Handles every event before the end, calling `on_progress` every
@@ -771,5 +771,6 @@ impl Simulator {
     }
 }
 
+mod finish;
 #[cfg(test)]
 mod tests;

@@ -26,7 +26,11 @@ pub(crate) fn check(config: &SimConfig) -> Result<(), SimError> {
         .sum();
     let cells = windows.saturating_mul(leaves);
     if cells > MAX_WINDOW_CELLS {
-        return Err(SimError::TooManyWindows { windows, cells });
+        return Err(SimError::TooManyWindows {
+            windows,
+            cells,
+            limit: MAX_WINDOW_CELLS,
+        });
     }
     for link in &config.links {
         for node in [link.from, link.to] {

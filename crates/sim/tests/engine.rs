@@ -364,8 +364,11 @@ fn every_packet_is_accounted_for() {
     let r = run(&lossy());
     r.check_conservation().expect("conservation");
     for f in &r.flows {
-        let parts =
-            f.delivered.packets + f.dropped.packets + f.queued.packets + f.in_flight.packets;
+        let parts = f.delivered.packets
+            + f.dropped.packets
+            + f.queued.packets
+            + f.in_transmission.packets
+            + f.propagating.packets;
         assert_eq!(f.sent.packets, parts, "{}", f.name);
         let by_reason: u64 = f.dropped_by_reason.iter().map(|(_, c)| c.packets).sum();
         assert_eq!(by_reason, f.dropped.packets);
@@ -375,7 +378,8 @@ fn every_packet_is_accounted_for() {
     // The scenario exercises every state.
     assert!(total(|f| f.dropped.packets) > 0);
     assert!(total(|f| f.queued.packets) > 0);
-    assert!(total(|f| f.in_flight.packets) > 0);
+    assert!(total(|f| f.in_transmission.packets) > 0);
+    assert!(total(|f| f.propagating.packets) > 0);
     assert!(r.links.iter().all(|l| l.propagating.packets > 0));
     // Every packet sent arrives at the first port.
     let sent: u64 = total(|f| f.sent.packets);
@@ -395,7 +399,7 @@ fn every_packet_is_accounted_for() {
         let root = &l.classes[0];
         assert_eq!(
             root.counters.dequeued.packets,
-            root.delivered.packets + l.on_wire.packets
+            root.delivered.packets + l.in_transmission.packets
         );
         assert_eq!(root.counters, l.total);
     }

@@ -43,6 +43,9 @@ pub fn run(args: &RunArgs, global: &Global) -> Result<(), Failure> {
         let kind = parse_scheduler(name, "--scheduler")?;
         scenario.set_scheduler(kind, "--scheduler")?;
     }
+    for warning in scenario.warnings() {
+        eprintln!("warning: {warning}");
+    }
     let checks = check::admissions(&scenario.config, |i| scenario.admission_options(i));
     for warning in check::warnings(&checks) {
         global.warn(&warning);

@@ -14,9 +14,13 @@ pub struct ValidateArgs {
     pub scenario: PathBuf,
 }
 
-/// Runs the command: prints the description and `OK`, or fails with every problem.
+/// Runs the command: prints the description and `OK` (and warnings on stderr), or fails
+/// with every problem.
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     let scenario = linkshare_scenario::load_file(&args.scenario)?;
+    for warning in scenario.warnings() {
+        eprintln!("warning: {warning}");
+    }
     let mut so = std::io::stdout().lock();
     write!(so, "{}", describe(&scenario))
         .and_then(|()| writeln!(so, "\n{}: OK", args.scenario.display()))

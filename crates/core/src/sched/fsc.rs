@@ -22,9 +22,9 @@
 //! 2. else its `rt` curve (FSC has one curve per session, so a scenario written for SCED
 //!    runs unchanged);
 //! 3. else `linear(rate)`;
-//! 4. else `linear(share)`, its share by weight of the link rate among all leaves:
-//!    `link rate · weight / (sum of the weights of all leaves)`, rounded down, at least
-//!    1 bit/s (H-FSC's default on the flattened tree).
+//! 4. else `linear(share)`, its share by weight of the link rate among all leaves
+//!    ([`crate::share::weight_share`]): `link rate · weight / (sum of the weights of all
+//!    leaves)`, rounded down, at least 1 bit/s (H-FSC's default on the flattened tree).
 //!
 //! `ul`, `ceil` and every other field are ignored. Only the ratios of the curves matter:
 //! multiplying every curve by the same factor changes nothing (paper 002 §2.2), which is
@@ -43,7 +43,8 @@
 use super::hfsc::Hfsc;
 use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::curve::ServiceCurve;
-use crate::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec, weight_share};
+use crate::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
+use crate::share::weight_share;
 use crate::units::Instant;
 
 /// The FSC scheduler. See the [module docs](self).

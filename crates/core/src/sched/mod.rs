@@ -21,7 +21,7 @@
 //!   packet: [`PollAt::Now`], [`PollAt::At`] a future instant, or [`PollAt::Idle`] (empty).
 //!   It must be honest: `Now` means `dequeue(now)` returns a packet; `At(t)` means
 //!   `dequeue` returns nothing before `t` unless a packet arrives in between; `Idle`
-//!   means no packet is queued. The conformance harness ([`crate::testing`]) checks it.
+//!   means no packet is queued. The conformance harness (`testing`) checks it.
 //! * [`Scheduler::reset_class`] makes an empty leaf a class that has never been active:
 //!   the instances of a per-flow template ([`crate::perflow`]) serve one flow after
 //!   another, and each new flow must start afresh. A discipline that keeps per-class
@@ -50,7 +50,6 @@ pub mod hdrr;
 pub mod hfsc;
 pub mod hls;
 pub mod htb;
-pub mod hwf2q;
 pub mod jobs;
 pub mod keshav;
 pub mod pfq;

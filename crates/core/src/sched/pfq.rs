@@ -142,10 +142,8 @@ pub struct Pfq<P> {
 
 fn rates_of(flavor: Flavor, tree: &ClassTree) -> Result<Vec<Rate>, BuildError> {
     let kind = flavor.kind();
-    let rates = rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|e| BuildError {
-        kind,
-        problems: vec![e],
-    })?;
+    let rates = rates::flat(tree, |l| tree.get(l).spec.rate)
+        .map_err(|problems| BuildError { kind, problems })?;
     if flavor == Flavor::Wfq && tree.link_rate() > MAX_LINK_RATE {
         return Err(BuildError {
             kind,

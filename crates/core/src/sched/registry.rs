@@ -20,6 +20,7 @@ use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
 use super::{Packet, Scheduler};
+use crate::echo::echo;
 use crate::hierarchy::{ClassId, ClassTree, ConfigError};
 
 /// Every discipline that can be named in a scenario or on the command line.
@@ -45,7 +46,7 @@ pub enum SchedulerKind {
     Fsc,
     /// [`super::wf2q::Wf2q`].
     Wf2q,
-    /// [`super::wf2q::Wf2q::hierarchical`] (H-WF2Q+, [`super::hwf2q`]).
+    /// [`super::wf2q::Wf2q::hierarchical`] (H-WF2Q+, see [`super::wf2q`]).
     Hwf2q,
     /// [`super::sced::Sced`].
     Sced,
@@ -153,7 +154,7 @@ impl fmt::Display for UnknownScheduler {
         write!(
             f,
             "unknown scheduler `{}`; known schedulers: {}",
-            self.0,
+            echo(&self.0),
             SchedulerKind::all_names()
         )
     }
@@ -232,7 +233,11 @@ impl fmt::Display for BuildError {
             write!(
                 f,
                 "scheduler `{}`: class `{}`, field `{}`: {}; {}",
-                self.kind, p.class, p.field, p.problem, p.fix
+                self.kind,
+                echo(&p.class),
+                p.field,
+                p.problem,
+                p.fix
             )?;
         }
         Ok(())
@@ -363,6 +368,17 @@ impl SchedulerConfig {
             SchedulerConfig::Scfq => super::pfq::validate(Flavor::Scfq, tree),
             SchedulerConfig::Stfq => super::pfq::validate(Flavor::Stfq, tree),
             SchedulerConfig::Jobs(config) => super::jobs::validate(tree, config),
+        }
+    }
+
+    /// What the discipline's settings do to `tree` that the user may not expect, as tc
+    /// warns about it: one [`ConfigError`] per finding (class, field, origin, what
+    /// happens, fix). Today HTB's quanta clamped from `rate / r2q`. Empty when there is
+    /// nothing to say, or when [`SchedulerConfig::validate`] fails.
+    pub fn warnings(&self, tree: &ClassTree) -> Vec<ConfigError> {
+        match self {
+            SchedulerConfig::Htb(params) => super::htb::warnings(tree, params),
+            _ => Vec::new(),
         }
     }
 

@@ -104,16 +104,18 @@ pub fn validate_virtual_clock(tree: &ClassTree) -> Result<(), BuildError> {
 
 fn sced_rates(tree: &ClassTree) -> Result<Vec<crate::units::Rate>, BuildError> {
     let spec = |l: ClassId| &tree.get(l).spec;
-    rates::flat(tree, |l| spec(l).rt.map(|c| c.rate()).or(spec(l).rate)).map_err(|e| BuildError {
-        kind: SchedulerKind::Sced,
-        problems: vec![e],
+    rates::flat(tree, |l| spec(l).rt.map(|c| c.rate()).or(spec(l).rate)).map_err(|problems| {
+        BuildError {
+            kind: SchedulerKind::Sced,
+            problems,
+        }
     })
 }
 
 fn virtual_clock_rates(tree: &ClassTree) -> Result<Vec<crate::units::Rate>, BuildError> {
-    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|e| BuildError {
+    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|problems| BuildError {
         kind: SchedulerKind::VirtualClock,
-        problems: vec![e],
+        problems,
     })
 }
 

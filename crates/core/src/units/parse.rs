@@ -85,6 +85,7 @@
 //!   the same value.
 
 use super::{Bytes, Duration, Fraction, Instant, Rate, Ratio};
+use crate::echo::echo;
 use core::fmt;
 use core::str::FromStr;
 
@@ -166,7 +167,7 @@ impl fmt::Display for ParseUnitError {
             UnitKind::Fraction => ("fraction", "parts per billion"),
             UnitKind::Ratio => ("ratio", "millionths"),
         };
-        write!(f, "{:?} is not a {noun}: ", self.input)?;
+        write!(f, "{:?} is not a {noun}: ", echo(&self.input))?;
         match &self.problem {
             Problem::Empty => write!(f, "it is empty")?,
             Problem::NotANumber => write!(f, "it does not start with a decimal number")?,
@@ -181,22 +182,27 @@ impl fmt::Display for ParseUnitError {
                 _ => write!(f, "it is too large (the maximum is {} {base})", u64::MAX)?,
             },
             Problem::NotWhole => match exact_value(self.kind, self.input.trim()) {
-                Ok(value) => write!(f, "it is {value} {base}, not a whole number of {base}")?,
+                Ok(value) => write!(
+                    f,
+                    "it is {} {base}, not a whole number of {base}",
+                    echo(&value.to_string())
+                )?,
                 Err(_) => write!(f, "it is not a whole number of {base}")?,
             },
             Problem::UnknownSuffix(suffix) => {
-                write!(f, "unknown unit {suffix:?}")?;
-                if suffix.starts_with(char::is_whitespace) {
-                    write!(
-                        f,
-                        " (write the unit right after the number, without a space)"
-                    )?;
-                } else if self.kind == UnitKind::Rate {
-                    let trimmed = self.input.trim();
-                    let number = trimmed.strip_suffix(suffix.as_str()).unwrap_or(trimmed);
-                    if let Some(hint) = rate_hint(number, suffix) {
-                        write!(f, " ({hint})")?;
+                write!(f, "unknown unit {:?}", echo(suffix))?;
+                let trimmed = self.input.trim();
+                let number = trimmed.strip_suffix(suffix.as_str()).unwrap_or(trimmed);
+                let hint = match self.kind {
+                    _ if suffix.starts_with(char::is_whitespace) => {
+                        Some("write the unit right after the number, without a space".to_owned())
                     }
+                    UnitKind::Rate => rate_hint(number, suffix),
+                    UnitKind::Time => time_hint(number, suffix),
+                    UnitKind::Size | UnitKind::Fraction | UnitKind::Ratio => None,
+                };
+                if let Some(hint) = hint {
+                    write!(f, " ({hint})")?;
                 }
             }
         }
@@ -211,6 +217,7 @@ impl std::error::Error for ParseUnitError {}
 fn rate_hint(number: &str, suffix: &str) -> Option<String> {
     let lower = suffix.to_ascii_lowercase();
     let lower = lower.strip_suffix("/s").unwrap_or(&lower);
+    let number = echo(number);
     if lower.len() < suffix.len() && RATE_UNITS.iter().any(|&(name, _)| name == lower) {
         return Some(format!("did you mean \"{number}{lower}\"?"));
     }
@@ -230,6 +237,24 @@ fn rate_hint(number: &str, suffix: &str) -> Option<String> {
     Some(format!(
         "did you mean \"{number}{prefix}bit\" ({name}bits per second) \
          or \"{number}{prefix}bps\" ({name}bytes per second)?"
+    ))
+}
+
+/// For a time written in hours or minutes, which `tc` does not accept (its `get_time`
+/// knows seconds, milliseconds and microseconds; `get_time64` adds nanoseconds), the
+/// same time in seconds.
+fn time_hint(number: &str, suffix: &str) -> Option<String> {
+    let seconds_per_unit: u64 = match suffix.to_ascii_lowercase().as_str() {
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3600,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60,
+        _ => return None,
+    };
+    let ns = exact_value(UnitKind::Time, &format!("{number}s"))
+        .and_then(|v| v.times(seconds_per_unit).to_u64())
+        .ok()?;
+    Some(format!(
+        "tc has no unit of hours or minutes: write \"{}\"",
+        Duration(ns)
     ))
 }
 
@@ -916,6 +941,42 @@ mod tests {
                 .to_string()
                 .contains("decimal number")
         );
+    }
+
+    /// tc's `get_time` has no hours or minutes (iproute2 `lib/utils.c`): the message says
+    /// so and gives the time in seconds, exactly.
+    #[test]
+    fn hours_and_minutes_are_refused_with_the_time_in_seconds() {
+        let msg = |s: &str| parse_time(s).unwrap_err().to_string();
+        assert_eq!(
+            msg("1h"),
+            "\"1h\" is not a time: unknown unit \"h\" (tc has no unit of hours or minutes: \
+             write \"3600s\"); accepted units: s sec secs ms msec msecs us usec usecs ns nsec \
+             nsecs, or a bare number of microseconds (as in tc)"
+        );
+        assert!(msg("1.5min").contains("write \"90s\""));
+        assert!(msg("2M").contains("write \"120s\""));
+        assert!(msg("0.25hours").contains("write \"900s\""));
+        // 1e-12 h is 3.6 ns, not a whole number of nanoseconds: no time to suggest.
+        assert!(!msg("1e-12h").contains("write"));
+        assert!(!msg("5d").contains("tc has no unit"));
+        // Rates and sizes have no such hint.
+        assert!(
+            !parse_size("1h")
+                .unwrap_err()
+                .to_string()
+                .contains("tc has no unit")
+        );
+    }
+
+    /// Input quoted in a message is cut to 64 characters and its length.
+    #[test]
+    fn long_input_is_cut() {
+        let long = format!("1{}", "x".repeat(100_000));
+        let m = parse_rate(&long).unwrap_err().to_string();
+        assert!(m.len() < 800, "{m}");
+        assert!(m.contains("(100001 characters) is not a rate"), "{m}");
+        assert!(m.contains("(100000 characters)"), "{m}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `[[class]]` tables and service curves.
 
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::hierarchy::{ClassSpec, MAX_FLOWS, PerFlow};
+use linkshare_core::hierarchy::{ClassSpec, MAX_FLOWS, MAX_PRIORITY, PerFlow};
 use linkshare_core::units::{Bytes, Duration, Rate};
 use toml::de::DeValue;
 
@@ -51,10 +51,10 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
     spec.name = name.map_or_else(String::new, |n| n.value);
     spec.parent = t.name(ctx, "parent").map(|p| p.value);
     spec.weight = t
-        .integer(ctx, "weight", 0, u64::from(u32::MAX))
+        .integer(ctx, "weight", 1, u64::from(u32::MAX))
         .map(|w| w.value as u32);
     spec.priority = t
-        .integer(ctx, "priority", 0, u64::from(u8::MAX))
+        .integer(ctx, "priority", 0, u64::from(MAX_PRIORITY))
         .map(|p| p.value as u8);
     spec.rate = t
         .quantity::<Rate>(ctx, "rate", "a rate", "\"1mbit\"")

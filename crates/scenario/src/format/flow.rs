@@ -1,5 +1,6 @@
 //! `[[flow]]` tables: routes, sources and schedules.
 
+use linkshare_core::echo::echo;
 use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_sim::config::{OnOffVariations, SourceConfig};
 use toml::de::DeValue;
@@ -155,7 +156,7 @@ fn read_transport(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Tra
             ctx.report(
                 &s.span,
                 path,
-                format!("unknown transport `{other}`"),
+                format!("unknown transport `{}`", echo(other)),
                 format!("{hint}use \"udp\" (open loop, the default) or \"tcp\""),
             );
             return None;
@@ -217,65 +218,10 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
         ctx.wrong_type(path, v, "a source table", example);
         return None;
     };
-    let probe = Table::of(path, v)?;
-    let type_path = probe.field("type");
-    let kind = probe
-        .require(ctx, "type", "type = \"cbr\"")
-        .and_then(|v| ctx.string(&type_path, v))?;
-    let Some(&(kind, keys)) = SOURCE_TYPES.iter().find(|(k, _)| *k == kind.value) else {
-        let names: Vec<&str> = SOURCE_TYPES.iter().map(|(k, _)| *k).collect();
-        let hint = did_you_mean(kind.value, names.iter().copied());
-        ctx.report(
-            &kind.span,
-            &type_path,
-            format!("unknown source type `{}`", kind.value),
-            format!("{hint}known types: {}", names.join(", ")),
-        );
-        return None;
-    };
-    if kind == "greedy" && tcp {
-        ctx.report(
-            &probe.get("type").map_or(v.span(), |t| t.span()),
-            &type_path,
-            "a greedy source keeps packets queued at its first hop, which a TCP connection \
-             does not do",
-            "for a greedy TCP flow write source = { type = \"ftp\" } (an endless transfer)",
-        );
-        return None;
-    }
+    let (kind, keys) = source_type(ctx, path, v, tcp)?;
     let mut allowed = vec!["type"];
     allowed.extend_from_slice(keys);
     let t = ctx.table(path, v, &allowed)?;
-    let rate = |ctx: &mut Ctx<'_>, key: &str, example: &str| -> Option<Rate> {
-        let r = t
-            .require(ctx, key, &format!("{key} = {example}"))
-            .and_then(|_| t.quantity::<Rate>(ctx, key, "a rate", example))?;
-        if r.value == Rate::ZERO {
-            ctx.report(
-                &r.span,
-                &t.field(key),
-                format!("{key} is zero"),
-                format!("give a positive rate such as {example}"),
-            );
-            return None;
-        }
-        Some(r.value)
-    };
-    let time = |ctx: &mut Ctx<'_>, key: &str, example: &str, zero_ok: bool| -> Option<Duration> {
-        let d = t
-            .require(ctx, key, &format!("{key} = {example}"))
-            .and_then(|_| t.quantity::<Duration>(ctx, key, "a time", example))?;
-        if d.value == Duration::ZERO && !zero_ok {
-            ctx.report(
-                &d.span,
-                &t.field(key),
-                format!("{key} is zero"),
-                format!("give a positive time such as {example}"),
-            );
-            return None;
-        }
-        Some(d.value)
-    };
     if kind == "trace" {
         let file = t.require(ctx, "file", "file = \"trace.csv\"")?;
         let file = ctx.string(&t.field("file"), file)?;
@@ -295,37 +241,16 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
         packet_size(ctx, &t)
     };
     let config = match kind {
-        "ftp" => {
-            let bytes = t.quantity::<Bytes>(ctx, "bytes", "a size", "\"1mb\"");
-            let bytes = match bytes {
-                Some(b) if b.value == Bytes::ZERO => {
-                    ctx.report(
-                        &b.span,
-                        &t.field("bytes"),
-                        "a transfer of zero bytes sends nothing",
-                        "give a positive size such as \"1mb\", or leave `bytes` out for an \
-                         endless transfer",
-                    );
-                    return None;
-                }
-                Some(b) => Some(b.value.0),
-                None if t.get("bytes").is_some() => return None,
-                None => None,
-            };
-            SourceConfig::Ftp {
-                bytes,
-                size: written_size(tcp, size.as_ref())?,
-            }
-        }
+        "ftp" => read_ftp(ctx, &t, tcp, size.as_ref())?,
         "telnet" => {
-            let mean_gap = time(ctx, "mean_gap", "\"100ms\"", false);
+            let mean_gap = required_time(ctx, &t, "mean_gap", "\"100ms\"", false);
             SourceConfig::Telnet {
                 size: size.clone()?.value,
                 mean_gap: mean_gap?,
             }
         }
         "www" => {
-            let load = rate(ctx, "load", "\"9.5mbit\"");
+            let load = required_rate(ctx, &t, "load", "\"9.5mbit\"");
             let lengths = t
                 .require(ctx, "lengths", "lengths = \"fsc-paper\"")
                 .and_then(|v| read_lengths(ctx, &t.field("lengths"), v));
@@ -336,7 +261,7 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
             }
         }
         "cbr" | "poisson" => {
-            let r = rate(ctx, "rate", "\"1mbit\"");
+            let r = required_rate(ctx, &t, "rate", "\"1mbit\"");
             let (rate, size) = (r?, size.clone()?.value);
             if kind == "cbr" {
                 SourceConfig::Cbr { rate, size }
@@ -344,96 +269,8 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
                 SourceConfig::Poisson { rate, size }
             }
         }
-        "periodic-on-off" => {
-            let burst = t
-                .require(ctx, "burst", "burst = 4")
-                .and_then(|_| t.integer(ctx, "burst", 1, u64::from(u32::MAX)));
-            let peak = rate(ctx, "peak", "\"10mbit\"");
-            let period = time(ctx, "period", "\"20ms\"", false);
-            let (burst, peak, period, sz) = (burst?, peak?, period?, size.clone()?);
-            let burst_bytes = Bytes(burst.value.saturating_mul(u64::from(sz.value)));
-            let burst_time = peak.tx_time(burst_bytes);
-            if burst_time > period {
-                ctx.report(
-                    &burst.span,
-                    &t.field("burst"),
-                    format!(
-                        "a burst of {} packets of {} takes {burst_time} at peak {peak}, longer \
-                         than the period {period}",
-                        burst.value,
-                        Bytes(u64::from(sz.value))
-                    ),
-                    "send fewer packets per burst, raise peak, or lengthen period",
-                );
-                return None;
-            }
-            let start_offset_mean = t
-                .quantity::<Duration>(ctx, "start_offset", "a time", "\"500ms\"")
-                .map(|d| d.value);
-            let geometric_mean = t
-                .integer(ctx, "burst_mean", 1, burst.value)
-                .map(|m| m.value as u32);
-            let new_connection = t
-                .get("new_connection")
-                .and_then(|v| ctx.boolean(&t.field("new_connection"), v))
-                .is_some_and(|b| b.value);
-            SourceConfig::PeriodicOnOff {
-                burst: burst.value as u32,
-                peak,
-                period,
-                size: sz.value,
-                variations: OnOffVariations {
-                    start_offset_mean: start_offset_mean.filter(|d| *d > Duration::ZERO),
-                    geometric_mean,
-                    new_connection,
-                },
-            }
-        }
-        "exp-on-off" | "pareto-on-off" => {
-            let peak = rate(ctx, "peak", "\"10mbit\"");
-            let mean_on = time(ctx, "mean_on", "\"500ms\"", false);
-            let mean_off = time(ctx, "mean_off", "\"500ms\"", true);
-            let shape = if kind == "pareto-on-off" {
-                let s = t
-                    .require(ctx, "shape", "shape = 1.5")
-                    .and_then(|v| ctx.number(&t.field("shape"), v));
-                match s {
-                    Some(s) if s.value > 1.0 => Some(s.value),
-                    Some(s) => {
-                        ctx.report(
-                            &s.span,
-                            &t.field("shape"),
-                            format!(
-                                "shape {} is not above 1 (the mean would be infinite)",
-                                s.value
-                            ),
-                            "give a shape above 1; 1.2 to 1.5 give long-range dependence",
-                        );
-                        None
-                    }
-                    None => None,
-                }
-            } else {
-                None
-            };
-            let (peak, mean_on, mean_off, size) = (peak?, mean_on?, mean_off?, size.clone()?.value);
-            match shape {
-                Some(shape) => SourceConfig::ParetoOnOff {
-                    peak,
-                    mean_on,
-                    mean_off,
-                    shape,
-                    size,
-                },
-                None if kind == "exp-on-off" => SourceConfig::ExpOnOff {
-                    peak,
-                    mean_on,
-                    mean_off,
-                    size,
-                },
-                None => return None,
-            }
-        }
+        "periodic-on-off" => read_periodic_on_off(ctx, &t, size.clone())?,
+        "exp-on-off" | "pareto-on-off" => read_on_off(ctx, &t, kind, size.clone())?,
         "markov2" => read_markov2(ctx, &t, size.clone())?,
         "greedy" => {
             let backlog = t
@@ -447,6 +284,218 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
         _ => return None,
     };
     Some(SourceDef::Ready { config, size })
+}
+
+/// The `type` of the source table `v` at `path`, with the keys it accepts; reports an
+/// unknown type, and a greedy source on a TCP flow.
+fn source_type(
+    ctx: &mut Ctx<'_>,
+    path: &str,
+    v: &Value<'_>,
+    tcp: bool,
+) -> Option<(&'static str, &'static [&'static str])> {
+    let probe = Table::of(path, v)?;
+    let type_path = probe.field("type");
+    let kind = probe
+        .require(ctx, "type", "type = \"cbr\"")
+        .and_then(|v| ctx.string(&type_path, v))?;
+    let Some(&(name, keys)) = SOURCE_TYPES.iter().find(|(k, _)| *k == kind.value) else {
+        let names: Vec<&str> = SOURCE_TYPES.iter().map(|(k, _)| *k).collect();
+        let hint = did_you_mean(kind.value, names.iter().copied());
+        ctx.report(
+            &kind.span,
+            &type_path,
+            format!("unknown source type `{}`", echo(kind.value)),
+            format!("{hint}known types: {}", names.join(", ")),
+        );
+        return None;
+    };
+    if name == "greedy" && tcp {
+        ctx.report(
+            &kind.span,
+            &type_path,
+            "a greedy source keeps packets queued at its first hop, which a TCP connection \
+             does not do",
+            "for a greedy TCP flow write source = { type = \"ftp\" } (an endless transfer)",
+        );
+        return None;
+    }
+    Some((name, keys))
+}
+
+/// The positive rate `key` of `t`, reporting its absence or zero (`example` shows one).
+fn required_rate(ctx: &mut Ctx<'_>, t: &Table<'_, '_>, key: &str, example: &str) -> Option<Rate> {
+    let r = t
+        .require(ctx, key, &format!("{key} = {example}"))
+        .and_then(|_| t.quantity::<Rate>(ctx, key, "a rate", example))?;
+    if r.value == Rate::ZERO {
+        ctx.report(
+            &r.span,
+            &t.field(key),
+            format!("{key} is zero"),
+            format!("give a positive rate such as {example}"),
+        );
+        return None;
+    }
+    Some(r.value)
+}
+
+/// The time `key` of `t`, positive unless `zero_ok`, reporting its absence or zero.
+fn required_time(
+    ctx: &mut Ctx<'_>,
+    t: &Table<'_, '_>,
+    key: &str,
+    example: &str,
+    zero_ok: bool,
+) -> Option<Duration> {
+    let d = t
+        .require(ctx, key, &format!("{key} = {example}"))
+        .and_then(|_| t.quantity::<Duration>(ctx, key, "a time", example))?;
+    if d.value == Duration::ZERO && !zero_ok {
+        ctx.report(
+            &d.span,
+            &t.field(key),
+            format!("{key} is zero"),
+            format!("give a positive time such as {example}"),
+        );
+        return None;
+    }
+    Some(d.value)
+}
+
+/// An `ftp` source: `bytes` (positive; absent for an endless transfer) and `size`.
+fn read_ftp(
+    ctx: &mut Ctx<'_>,
+    t: &Table<'_, '_>,
+    tcp: bool,
+    size: Option<&Sp<u32>>,
+) -> Option<SourceConfig> {
+    let bytes = match t.quantity::<Bytes>(ctx, "bytes", "a size", "\"1mb\"") {
+        Some(b) if b.value == Bytes::ZERO => {
+            ctx.report(
+                &b.span,
+                &t.field("bytes"),
+                "a transfer of zero bytes sends nothing",
+                "give a positive size such as \"1mb\", or leave `bytes` out for an endless \
+                 transfer",
+            );
+            return None;
+        }
+        Some(b) => Some(b.value.0),
+        None if t.get("bytes").is_some() => return None,
+        None => None,
+    };
+    Some(SourceConfig::Ftp {
+        bytes,
+        size: written_size(tcp, size)?,
+    })
+}
+
+/// A `periodic-on-off` source: `burst` packets at `peak` every `period`, the burst
+/// fitting in the period, and the variations `start_offset`, `burst_mean` and
+/// `new_connection`.
+fn read_periodic_on_off(
+    ctx: &mut Ctx<'_>,
+    t: &Table<'_, '_>,
+    size: Option<Sp<u32>>,
+) -> Option<SourceConfig> {
+    let burst = t
+        .require(ctx, "burst", "burst = 4")
+        .and_then(|_| t.integer(ctx, "burst", 1, u64::from(u32::MAX)));
+    let peak = required_rate(ctx, t, "peak", "\"10mbit\"");
+    let period = required_time(ctx, t, "period", "\"20ms\"", false);
+    let (burst, peak, period, sz) = (burst?, peak?, period?, size?);
+    let burst_bytes = Bytes(burst.value.saturating_mul(u64::from(sz.value)));
+    let burst_time = peak.tx_time(burst_bytes);
+    if burst_time > period {
+        ctx.report(
+            &burst.span,
+            &t.field("burst"),
+            format!(
+                "a burst of {} packets of {} takes {burst_time} at peak {peak}, longer than \
+                 the period {period}",
+                burst.value,
+                Bytes(u64::from(sz.value))
+            ),
+            "send fewer packets per burst, raise peak, or lengthen period",
+        );
+        return None;
+    }
+    let start_offset_mean = t
+        .quantity::<Duration>(ctx, "start_offset", "a time", "\"500ms\"")
+        .map(|d| d.value);
+    let geometric_mean = t
+        .integer(ctx, "burst_mean", 1, burst.value)
+        .map(|m| m.value as u32);
+    let new_connection = t
+        .get("new_connection")
+        .and_then(|v| ctx.boolean(&t.field("new_connection"), v))
+        .is_some_and(|b| b.value);
+    Some(SourceConfig::PeriodicOnOff {
+        burst: burst.value as u32,
+        peak,
+        period,
+        size: sz.value,
+        variations: OnOffVariations {
+            start_offset_mean: start_offset_mean.filter(|d| *d > Duration::ZERO),
+            geometric_mean,
+            new_connection,
+        },
+    })
+}
+
+/// An `exp-on-off` or `pareto-on-off` source (`kind`): `peak`, `mean_on`, `mean_off`,
+/// and for Pareto a `shape` above 1.
+fn read_on_off(
+    ctx: &mut Ctx<'_>,
+    t: &Table<'_, '_>,
+    kind: &str,
+    size: Option<Sp<u32>>,
+) -> Option<SourceConfig> {
+    let peak = required_rate(ctx, t, "peak", "\"10mbit\"");
+    let mean_on = required_time(ctx, t, "mean_on", "\"500ms\"", false);
+    let mean_off = required_time(ctx, t, "mean_off", "\"500ms\"", true);
+    let shape = if kind == "pareto-on-off" {
+        Some(pareto_shape(ctx, t))
+    } else {
+        None
+    };
+    let (peak, mean_on, mean_off, size) = (peak?, mean_on?, mean_off?, size?.value);
+    Some(match shape {
+        Some(shape) => SourceConfig::ParetoOnOff {
+            peak,
+            mean_on,
+            mean_off,
+            shape: shape?,
+            size,
+        },
+        None => SourceConfig::ExpOnOff {
+            peak,
+            mean_on,
+            mean_off,
+            size,
+        },
+    })
+}
+
+/// A Pareto source's `shape`: a number above 1 (below, the mean is infinite).
+fn pareto_shape(ctx: &mut Ctx<'_>, t: &Table<'_, '_>) -> Option<f64> {
+    let s = t
+        .require(ctx, "shape", "shape = 1.5")
+        .and_then(|v| ctx.number(&t.field("shape"), v))?;
+    if s.value > 1.0 {
+        return Some(s.value);
+    }
+    ctx.report(
+        &s.span,
+        &t.field("shape"),
+        format!(
+            "shape {} is not above 1 (the mean would be infinite)",
+            s.value
+        ),
+        "give a shape above 1; 1.2 to 1.5 give long-range dependence",
+    );
+    None
 }
 
 /// The packet size of an `ftp`, `www` or `video` source: as written, or 0 for a TCP flow
@@ -542,7 +591,7 @@ fn read_lengths(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<std::syn
             ctx.report(
                 &v.span(),
                 path,
-                format!("unknown length distribution `{name}`"),
+                format!("unknown length distribution `{}`", echo(name)),
                 format!(
                     "{hint}use \"fsc-paper\" (the FSC paper's 10 groups) or an array of \
                      transfer lengths in bytes, e.g. [1000, 20000]"
@@ -570,7 +619,7 @@ fn read_lengths(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<std::syn
                             value: b.value.0,
                             span: b.span,
                         }),
-                    _ => ctx.integer(&p, item, 0, u64::MAX),
+                    _ => ctx.integer(&p, item, 1, u64::MAX),
                 };
                 match n {
                     Some(n) if n.value > 0 => out.push(n.value),

@@ -10,6 +10,7 @@ mod shaper;
 mod tcp;
 
 use linkshare_core::buffer::{BufferConfig, Overflow};
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::{ClassSpec, Limit};
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Bytes, Duration, Rate};
@@ -248,8 +249,8 @@ pub(crate) fn read_document(ctx: &mut Ctx<'_>, doc: &Table<'_, '_>) -> Document 
             let hint = did_you_mean(key, TOP_KEYS.iter().copied());
             ctx.report(
                 &span,
-                key,
-                format!("unknown table or field `{key}`"),
+                &echo(key).to_string(),
+                format!("unknown table or field `{}`", echo(key)),
                 format!(
                     "{hint}a scenario has [scenario], then either [link] and [[class]] (one link) \
                      or [[node]] and [[links]] (a topology), and [[flow]]"
@@ -460,7 +461,7 @@ fn scheduler(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Schedule
             ctx.report(
                 &s.span,
                 path,
-                format!("unknown scheduler `{}`", s.value),
+                format!("unknown scheduler `{}`", echo(s.value)),
                 format!("{hint}known schedulers: {}", SchedulerKind::all_names()),
             );
             None
@@ -693,7 +694,7 @@ fn read_buffer(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<BufferCon
                     ctx.report(
                         &s.span,
                         &t.field("overflow"),
-                        format!("unknown overflow rule `{}`", s.value),
+                        format!("unknown overflow rule `{}`", echo(s.value)),
                         format!(
                             "{hint}use \"tail-drop\", \"push-out\" (newest packet of the \
                              longest queue) or \"push-out-second\" (the packet behind the \
@@ -742,7 +743,7 @@ fn size_u32(
 /// A limit: a size string (bytes) or an integer (packets).
 fn limit(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<Sp<Limit>> {
     match v.get_ref() {
-        DeValue::Integer(_) => ctx.integer(path, v, 0, u64::MAX).map(|n| Sp {
+        DeValue::Integer(_) => ctx.integer(path, v, 1, u64::MAX).map(|n| Sp {
             value: Limit::Packets(n.value),
             span: n.span,
         }),

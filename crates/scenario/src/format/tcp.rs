@@ -1,6 +1,7 @@
 //! TCP parameters: the file-wide `[tcp]` table and a flow's `tcp = { ... }`, read field by
 //! field so that a flow's table overrides only what it writes.
 
+use linkshare_core::echo::echo;
 use linkshare_core::units::{Bytes, Duration};
 use linkshare_sim::config::TcpVariant;
 use toml::de::DeValue;
@@ -98,7 +99,7 @@ pub(crate) fn read_tcp(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<T
                 ctx.report(
                     &s.span,
                     &t.field("variant"),
-                    format!("unknown TCP variant `{}`", s.value),
+                    format!("unknown TCP variant `{}`", echo(s.value)),
                     format!("{hint}use \"newreno\" (RFC 6582) or \"reno\" (RFC 5681)"),
                 );
                 None

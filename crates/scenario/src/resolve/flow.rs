@@ -5,17 +5,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::{ClassId, Origin};
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkId, Schedule, SourceConfig, TcpConfig, TraceRecord, Transport,
 };
 
-use super::{BuiltLink, list};
+use super::BuiltLink;
 use crate::format::{
     FlowDef, Header, HopDef, ScheduleDef, SourceDef, TcpDef, TransportDef, WindowDef,
 };
-use crate::problem::{Problem, did_you_mean};
+use crate::problem::{Problem, did_you_mean, name_list};
 use crate::reader::{Ctx, Sp, Span};
 use crate::trace;
 use crate::{Layout, apps};
@@ -191,14 +192,60 @@ fn tcp_config(
 ) -> Option<TcpConfig> {
     let own = f.tcp.as_ref().map(|t| &t.value);
     let def = own.map_or_else(|| defaults.clone(), |t| t.over(defaults));
-    // The path of the table that wrote a field: the flow's own, or the file's `[tcp]`.
-    let field = |key: &str, own_has: bool| {
-        if own_has {
-            format!("{}.tcp.{key}", f.path)
+    let at = TcpPlaces {
+        flow: f,
+        own,
+        transport,
+    };
+    let mut cfg = configured(&def);
+    let window_ok = set_window(ctx, &def, &mut cfg, &at);
+    let rtos_ok = check_rtos(ctx, &def, &cfg, &at);
+    let segments_ok = check_segments(ctx, &def, &cfg, &at, paths.route, links);
+    let acks_ok = check_acks(ctx, &def, &cfg, &at, paths.reverse, links);
+    (window_ok && rtos_ok && segments_ok && acks_ok).then_some(cfg)
+}
+
+/// Where a TCP flow's parameters were written, to point problems at them.
+struct TcpPlaces<'a> {
+    flow: &'a FlowDef,
+    /// The flow's own `tcp` table, if it has one.
+    own: Option<&'a TcpDef>,
+    /// Where `transport = "tcp"` was written.
+    transport: &'a Span,
+}
+
+impl TcpPlaces<'_> {
+    /// The path of field `key`: in the flow's own `tcp` table if it wrote it
+    /// (`written` tells), else in the file's `[tcp]`.
+    fn field(&self, key: &str, written: fn(&TcpDef) -> bool) -> String {
+        if self.own.is_some_and(written) {
+            format!("{}.tcp.{key}", self.flow.path)
         } else {
             format!("tcp.{key}")
         }
-    };
+    }
+
+    /// Where a problem about `value` (field `key`) points: where it was written, or the
+    /// flow's `transport` when it is the default.
+    fn of<T>(
+        &self,
+        key: &str,
+        value: &Option<Sp<T>>,
+        written: fn(&TcpDef) -> bool,
+    ) -> (Span, String) {
+        match value {
+            Some(v) => (v.span.clone(), self.field(key, written)),
+            None => (
+                self.transport.clone(),
+                format!("{}.transport", self.flow.path),
+            ),
+        }
+    }
+}
+
+/// [`TcpConfig::default`] with the fields `def` gives, all but `window` (see
+/// [`set_window`]).
+fn configured(def: &TcpDef) -> TcpConfig {
     let mut cfg = TcpConfig::default();
     if let Some(v) = &def.variant {
         cfg.variant = v.value;
@@ -235,74 +282,73 @@ fn tcp_config(
     if let Some(v) = &def.idle_restart {
         cfg.idle_restart = v.value;
     }
-    let has = |pick: fn(&TcpDef) -> bool| own.is_some_and(pick);
-    // Where to point at a problem about the segment size.
-    let (mss_span, mss_field) = match &def.mss {
-        Some(m) => (m.span.clone(), field("mss", has(|t| t.mss.is_some()))),
-        None => (transport.clone(), format!("{}.transport", f.path)),
+    cfg
+}
+
+/// Sets the window `def` gives (in segments of `cfg.mss` or bytes), which must hold at
+/// least one segment, as the default window must; reports and returns `false` if not.
+fn set_window(ctx: &mut Ctx<'_>, def: &TcpDef, cfg: &mut TcpConfig, at: &TcpPlaces<'_>) -> bool {
+    let mss = u64::from(cfg.mss);
+    let Some(w) = &def.window else {
+        if cfg.window >= mss {
+            return true;
+        }
+        let (span, field) = at.of("mss", &def.mss, |t| t.mss.is_some());
+        ctx.report(
+            &span,
+            &field,
+            format!(
+                "mss {} is larger than the default window of {}",
+                Bytes(mss),
+                Bytes(cfg.window)
+            ),
+            "lower mss, or give a window such as window = 64 (segments of mss)",
+        );
+        return false;
     };
-    let mut ok = true;
-    match &def.window {
-        Some(w) => {
-            let bytes = match w.value {
-                WindowDef::Segments(n) => n.checked_mul(u64::from(cfg.mss)),
-                WindowDef::Bytes(b) => Some(b),
-            };
-            match bytes {
-                Some(b) if b >= u64::from(cfg.mss) => cfg.window = b,
-                Some(b) => {
-                    ctx.report(
-                        &w.span,
-                        &field("window", has(|t| t.window.is_some())),
-                        format!(
-                            "a window of {} is smaller than one segment (mss {})",
-                            Bytes(b),
-                            Bytes(u64::from(cfg.mss))
-                        ),
-                        "give a window of at least one segment, e.g. window = 64 (segments)",
-                    );
-                    ok = false;
-                }
-                None => {
-                    ctx.report(
-                        &w.span,
-                        &field("window", has(|t| t.window.is_some())),
-                        "the window in bytes is beyond 2^64",
-                        "give fewer segments",
-                    );
-                    ok = false;
-                }
-            }
+    let bytes = match w.value {
+        WindowDef::Segments(n) => n.checked_mul(mss),
+        WindowDef::Bytes(b) => Some(b),
+    };
+    let field = at.field("window", |t| t.window.is_some());
+    match bytes {
+        Some(b) if b >= mss => {
+            cfg.window = b;
+            return true;
         }
-        None if cfg.window < u64::from(cfg.mss) => {
-            ctx.report(
-                &mss_span,
-                &mss_field,
-                format!(
-                    "mss {} is larger than the default window of {}",
-                    Bytes(u64::from(cfg.mss)),
-                    Bytes(cfg.window)
-                ),
-                "lower mss, or give a window such as window = 64 (segments of mss)",
-            );
-            ok = false;
-        }
-        None => {}
+        Some(b) => ctx.report(
+            &w.span,
+            &field,
+            format!(
+                "a window of {} is smaller than one segment (mss {})",
+                Bytes(b),
+                Bytes(mss)
+            ),
+            "give a window of at least one segment, e.g. window = 64 (segments)",
+        ),
+        None => ctx.report(
+            &w.span,
+            &field,
+            "the window in bytes is beyond 2^64",
+            "give fewer segments",
+        ),
     }
+    false
+}
+
+/// `min_rto <= max_rto`, and a given `initial_rto <= max_rto`.
+fn check_rtos(ctx: &mut Ctx<'_>, def: &TcpDef, cfg: &TcpConfig, at: &TcpPlaces<'_>) -> bool {
+    let mut ok = true;
     if cfg.min_rto > cfg.max_rto {
-        let (span, key) = match (&def.min_rto, &def.max_rto) {
-            (Some(m), _) => (m.span.clone(), "min_rto"),
-            (None, Some(m)) => (m.span.clone(), "max_rto"),
-            (None, None) => (transport.clone(), "min_rto"),
-        };
-        let own_has = if key == "min_rto" {
-            has(|t| t.min_rto.is_some())
-        } else {
-            has(|t| t.max_rto.is_some())
+        let min_field = || at.field("min_rto", |t| t.min_rto.is_some());
+        let (span, field) = match (&def.min_rto, &def.max_rto) {
+            (Some(m), _) => (m.span.clone(), min_field()),
+            (None, Some(m)) => (m.span.clone(), at.field("max_rto", |t| t.max_rto.is_some())),
+            (None, None) => (at.transport.clone(), min_field()),
         };
         ctx.report(
             &span,
-            &field(key, own_has),
+            &field,
             format!("min_rto {} is above max_rto {}", cfg.min_rto, cfg.max_rto),
             "give a min_rto at most max_rto (RFC 6298: 1s and at least 60s)",
         );
@@ -313,7 +359,7 @@ fn tcp_config(
     {
         ctx.report(
             &i.span,
-            &field("initial_rto", has(|t| t.initial_rto.is_some())),
+            &at.field("initial_rto", |t| t.initial_rto.is_some()),
             format!(
                 "initial_rto {} is above max_rto {}",
                 cfg.initial_rto, cfg.max_rto
@@ -322,34 +368,44 @@ fn tcp_config(
         );
         ok = false;
     }
+    ok
+}
+
+/// A full segment, `mss + header`, fits in 32 bits and in the `max_packet` of every
+/// class of `route`.
+fn check_segments(
+    ctx: &mut Ctx<'_>,
+    def: &TcpDef,
+    cfg: &TcpConfig,
+    at: &TcpPlaces<'_>,
+    route: &[Hop],
+    links: &[BuiltLink<'_>],
+) -> bool {
+    let (span, field) = at.of("mss", &def.mss, |t| t.mss.is_some());
+    let (mss, header) = (Bytes(u64::from(cfg.mss)), Bytes(u64::from(cfg.header)));
+    let mut ok = true;
     if cfg.mss.checked_add(cfg.header).is_none() {
         ctx.report(
-            &mss_span,
-            &mss_field,
-            format!(
-                "mss {} plus header {} is beyond 4 GiB",
-                Bytes(u64::from(cfg.mss)),
-                Bytes(u64::from(cfg.header))
-            ),
+            &span,
+            &field,
+            format!("mss {mss} plus header {header} is beyond 4 GiB"),
             "give a realistic mss, such as \"1000b\"",
         );
         ok = false;
     }
-    let segment = Bytes(u64::from(cfg.mss) + u64::from(cfg.header));
-    for hop in paths.route {
+    let segment = mss + header;
+    for hop in route {
         let link = &links[hop.link.0 as usize];
         let class = link.tree.get(hop.class);
         if segment > class.max_packet() {
-            let room = class.max_packet().0.saturating_sub(u64::from(cfg.header));
+            let room = class.max_packet().0.saturating_sub(header.0);
             ctx.report(
-                &mss_span,
-                &mss_field,
+                &span,
+                &field,
                 format!(
-                    "TCP segments of mss {} plus a {} header make {segment}, larger than the \
-                     max_packet {} of class `{}` (link `{}`): every full segment would be \
-                     dropped",
-                    Bytes(u64::from(cfg.mss)),
-                    Bytes(u64::from(cfg.header)),
+                    "TCP segments of mss {mss} plus a {header} header make {segment}, larger \
+                     than the max_packet {} of class `{}` (link `{}`): every full segment \
+                     would be dropped",
                     class.max_packet(),
                     class.name(),
                     link.name
@@ -363,18 +419,29 @@ fn tcp_config(
             ok = false;
         }
     }
+    ok
+}
+
+/// An acknowledgement, `header` bytes, fits in the `max_packet` of every class of the
+/// reverse route.
+fn check_acks(
+    ctx: &mut Ctx<'_>,
+    def: &TcpDef,
+    cfg: &TcpConfig,
+    at: &TcpPlaces<'_>,
+    reverse: &[Hop],
+    links: &[BuiltLink<'_>],
+) -> bool {
     let ack = Bytes(u64::from(cfg.header));
-    let (header_span, header_field) = match &def.header {
-        Some(h) => (h.span.clone(), field("header", has(|t| t.header.is_some()))),
-        None => (transport.clone(), format!("{}.transport", f.path)),
-    };
-    for hop in paths.reverse {
+    let (span, field) = at.of("header", &def.header, |t| t.header.is_some());
+    let mut ok = true;
+    for hop in reverse {
         let link = &links[hop.link.0 as usize];
         let class = link.tree.get(hop.class);
         if ack > class.max_packet() {
             ctx.report(
-                &header_span,
-                &header_field,
+                &span,
+                &field,
                 format!(
                     "acknowledgements of {ack} (the header) are larger than the max_packet {} \
                      of class `{}` (link `{}`) on the reverse route: every one would be dropped",
@@ -390,7 +457,7 @@ fn tcp_config(
             ok = false;
         }
     }
-    ok.then_some(cfg)
+    ok
 }
 
 /// The reverse route of a TCP flow: the single-link form's `link-reverse`, or the
@@ -575,7 +642,7 @@ fn leaf(
             } else {
                 format!(
                     "send the flow to one of the leaves under it: {}",
-                    under.join(", ")
+                    name_list(&under)
                 )
             };
             let what = if id == ClassId::ROOT {
@@ -598,13 +665,17 @@ fn leaf(
                 format!(
                     "{hint}leaf classes of link `{}`: {}",
                     link.name,
-                    all.join(", ")
+                    name_list(&all)
                 )
             };
             ctx.report(
                 &class.span,
                 path,
-                format!("link `{}` has no class named `{}`", link.name, class.value),
+                format!(
+                    "link `{}` has no class named `{}`",
+                    link.name,
+                    echo(&class.value)
+                ),
                 fix,
             );
             None
@@ -624,8 +695,8 @@ fn route_hops(ctx: &mut Ctx<'_>, hops: &[HopDef], links: &[BuiltLink<'_>]) -> Op
             ctx.report(
                 &h.link.span,
                 &format!("{}.link", h.path),
-                format!("no link is named `{}`", h.link.value),
-                format!("{hint}links: {}", list(&names)),
+                format!("no link is named `{}`", echo(&h.link.value)),
+                format!("{hint}links: {}", name_list(&names)),
             );
             ok = false;
             prev = None;
@@ -796,7 +867,7 @@ fn trace_records(
         } else {
             format!(
                 "add rows whose flow is `{flow}`; the trace has rows for: {}",
-                names.join(", ")
+                name_list(&names)
             )
         };
         ctx.report(

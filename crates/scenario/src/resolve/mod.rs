@@ -7,6 +7,7 @@ pub(crate) mod shaper;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, DEFAULT_LEAF_LIMIT, LinkSpec};
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::Duration;
@@ -16,7 +17,7 @@ use linkshare_sim::config::{
 
 use super::best_effort::{self, BestEffort};
 use super::format::{ClassDef, Document, Form, Header, LinkDef, ShaperDocument, TransportDef};
-use super::problem::{Problem, did_you_mean};
+use super::problem::{Problem, did_you_mean, name_list};
 use super::reader::{Ctx, Sp, Span};
 use super::{Layout, LinkNotes, Scenario, ShaperConfig, Source};
 use flow::{Env, TraceCache, build_flow};
@@ -58,64 +59,20 @@ pub(crate) fn build(ctx: &mut Ctx<'_>, doc: &Document, source: &Arc<Source>) -> 
         Form::Single(link) => reverse_link_def(ctx, link, tcp_flows),
         _ => None,
     };
-    let mut ack_hop = None;
-    let (nodes, links, layout) = match &doc.form {
-        Form::Single(link) => {
-            let nodes = SINGLE_NODES.iter().map(|&n| n.to_owned()).collect();
-            let built = build_link(ctx, link, SINGLE_LINK.to_owned(), default_scheduler);
-            let mut links: Vec<BuiltLink<'_>> = built
-                .map(|mut b| {
-                    b.from = Some(NodeId(0));
-                    b.to = Some(NodeId(1));
-                    b
-                })
-                .into_iter()
-                .collect();
-            if let Some(def) = &reverse_def
-                && let Some(mut b) = build_link(ctx, def, SINGLE_REVERSE_LINK.to_owned(), None)
-            {
-                b.from = Some(NodeId(1));
-                b.to = Some(NodeId(0));
-                b.notes.ack_path = true;
-                ack_hop = b.tree.id_of(ACK_CLASS).map(|class| Hop {
-                    link: LinkId(links.len() as u32),
-                    class,
-                });
-                links.push(b);
-            }
-            (nodes, links, Layout::SingleLink)
-        }
-        Form::Topology { nodes, links } => {
-            let names = unique(ctx, nodes, "node", "node");
-            let link_names: Vec<Sp<String>> = links.iter().filter_map(|l| l.name.clone()).collect();
-            unique(ctx, &link_names, "links", "link");
-            let built = links
-                .iter()
-                .filter_map(|l| {
-                    let name = l.name.as_ref()?.value.clone();
-                    let mut b = build_link(ctx, l, name, default_scheduler)?;
-                    b.from = endpoint(ctx, &names, l, l.from.as_ref(), "from");
-                    b.to = endpoint(ctx, &names, l, l.to.as_ref(), "to");
-                    if let (Some(f), Some(t)) = (b.from, b.to)
-                        && f == t
-                    {
-                        let span = l.to.as_ref().map_or(l.span.clone(), |t| t.span.clone());
-                        ctx.report(
-                            &span,
-                            &format!("{}.to", l.path),
-                            format!(
-                                "the link goes from node `{}` to itself",
-                                names[f.0 as usize]
-                            ),
-                            "give `to` another node",
-                        );
-                    }
-                    Some(b)
-                })
-                .collect();
-            (names, built, Layout::Topology)
-        }
-        Form::Broken => (Vec::new(), Vec::new(), Layout::SingleLink),
+    let Network {
+        nodes,
+        links,
+        layout,
+        ack_hop,
+    } = match &doc.form {
+        Form::Single(link) => single_link(ctx, link, reverse_def.as_ref(), default_scheduler),
+        Form::Topology { nodes, links } => topology(ctx, nodes, links, default_scheduler),
+        Form::Broken => Network {
+            nodes: Vec::new(),
+            links: Vec::new(),
+            layout: Layout::SingleLink,
+            ack_hop: None,
+        },
     };
     let flow_names: Vec<Sp<String>> = doc.flows.iter().filter_map(|f| f.name.clone()).collect();
     unique(ctx, &flow_names, "flow", "flow");
@@ -154,7 +111,116 @@ pub(crate) fn build(ctx: &mut Ctx<'_>, doc: &Document, source: &Arc<Source>) -> 
     }
     let header = header?;
     let link_notes = links.iter().map(|b| b.notes.clone()).collect();
-    let config = SimConfig {
+    Some(Scenario {
+        name: header.name.as_ref()?.value.clone(),
+        description: header.description.clone(),
+        file: source.file.clone(),
+        layout,
+        config: sim_config(header, nodes, links, flows)?,
+        link_notes,
+        source: Arc::clone(source),
+    })
+}
+
+/// The nodes and links of a scenario, built.
+struct Network<'d> {
+    nodes: Vec<String>,
+    links: Vec<BuiltLink<'d>>,
+    layout: Layout,
+    /// The hop of the acknowledgements of a single-link file's TCP flows.
+    ack_hop: Option<Hop>,
+}
+
+/// The single-link form: nodes `src` and `dst`, the link between them, and the link
+/// back for acknowledgements when `reverse_def` is given.
+fn single_link<'d>(
+    ctx: &mut Ctx<'_>,
+    link: &'d LinkDef,
+    reverse_def: Option<&'d LinkDef>,
+    default_scheduler: Option<&Sp<SchedulerKind>>,
+) -> Network<'d> {
+    let nodes = SINGLE_NODES.iter().map(|&n| n.to_owned()).collect();
+    let built = build_link(ctx, link, SINGLE_LINK.to_owned(), default_scheduler);
+    let mut links: Vec<BuiltLink<'_>> = built
+        .map(|mut b| {
+            b.from = Some(NodeId(0));
+            b.to = Some(NodeId(1));
+            b
+        })
+        .into_iter()
+        .collect();
+    let mut ack_hop = None;
+    if let Some(def) = reverse_def
+        && let Some(mut b) = build_link(ctx, def, SINGLE_REVERSE_LINK.to_owned(), None)
+    {
+        b.from = Some(NodeId(1));
+        b.to = Some(NodeId(0));
+        b.notes.ack_path = true;
+        ack_hop = b.tree.id_of(ACK_CLASS).map(|class| Hop {
+            link: LinkId(links.len() as u32),
+            class,
+        });
+        links.push(b);
+    }
+    Network {
+        nodes,
+        links,
+        layout: Layout::SingleLink,
+        ack_hop,
+    }
+}
+
+/// The topology form: `[[node]]` and `[[links]]`, names unique, each link between two
+/// distinct declared nodes.
+fn topology<'d>(
+    ctx: &mut Ctx<'_>,
+    nodes: &[Sp<String>],
+    links: &'d [LinkDef],
+    default_scheduler: Option<&Sp<SchedulerKind>>,
+) -> Network<'d> {
+    let names = unique(ctx, nodes, "node", "node");
+    let link_names: Vec<Sp<String>> = links.iter().filter_map(|l| l.name.clone()).collect();
+    unique(ctx, &link_names, "links", "link");
+    let built = links
+        .iter()
+        .filter_map(|l| {
+            let name = l.name.as_ref()?.value.clone();
+            let mut b = build_link(ctx, l, name, default_scheduler)?;
+            b.from = endpoint(ctx, &names, l, l.from.as_ref(), "from");
+            b.to = endpoint(ctx, &names, l, l.to.as_ref(), "to");
+            if let (Some(f), Some(t)) = (b.from, b.to)
+                && f == t
+            {
+                let span = l.to.as_ref().map_or(l.span.clone(), |t| t.span.clone());
+                ctx.report(
+                    &span,
+                    &format!("{}.to", l.path),
+                    format!(
+                        "the link goes from node `{}` to itself",
+                        names[f.0 as usize]
+                    ),
+                    "give `to` another node",
+                );
+            }
+            Some(b)
+        })
+        .collect();
+    Network {
+        nodes: names,
+        links: built,
+        layout: Layout::Topology,
+        ack_hop: None,
+    }
+}
+
+/// The simulator's configuration of a scenario without problems.
+fn sim_config(
+    header: &Header,
+    nodes: Vec<String>,
+    links: Vec<BuiltLink<'_>>,
+    flows: Vec<FlowConfig>,
+) -> Option<SimConfig> {
+    Some(SimConfig {
         seed: header.seed,
         duration: header.duration.as_ref()?.value,
         nodes: nodes.into_iter().map(|name| NodeConfig { name }).collect(),
@@ -179,15 +245,6 @@ pub(crate) fn build(ctx: &mut Ctx<'_>, doc: &Document, source: &Arc<Source>) -> 
             window: header.window.value,
             ..MeasureConfig::default()
         },
-    };
-    Some(Scenario {
-        name: header.name.as_ref()?.value.clone(),
-        description: header.description.clone(),
-        file: source.file.clone(),
-        layout,
-        config,
-        link_notes,
-        source: Arc::clone(source),
     })
 }
 
@@ -284,7 +341,7 @@ fn check_windows(ctx: &mut Ctx<'_>, h: &Header) {
     }
     let windows = d.value.as_nanos().div_ceil(w.value.as_nanos());
     if windows > MAX_WINDOWS {
-        ctx.report(
+        ctx.report_derived(
             &w.span,
             "scenario.window",
             format!(
@@ -308,7 +365,10 @@ fn unique(ctx: &mut Ctx<'_>, names: &[Sp<String>], path: &str, what: &str) -> Ve
             ctx.report(
                 &n.span,
                 &format!("{path}[{i}].name"),
-                format!("another {what} is already named `{}` (at {at})", n.value),
+                format!(
+                    "another {what} is already named `{}` (at {at})",
+                    echo(&n.value)
+                ),
                 format!("give every {what} a unique name"),
             );
         } else {
@@ -334,11 +394,11 @@ fn endpoint(
             ctx.report(
                 &name.span,
                 &format!("{}.{key}", link.path),
-                format!("no node is named `{}`", name.value),
+                format!("no node is named `{}`", echo(&name.value)),
                 format!(
                     "{hint}declare it with [[node]] name = \"{}\", or use one of: {}",
-                    name.value,
-                    list(nodes)
+                    echo(&name.value),
+                    name_list(nodes)
                 ),
             );
             None
@@ -389,10 +449,11 @@ fn build_link<'d>(
     let tree = match ClassTree::build(link.clone(), specs.clone()) {
         Ok(tree) => tree,
         Err(errors) => {
-            for e in errors {
-                let problem = class_problem(def, &name, e);
-                ctx.problems.push(problem);
-            }
+            let problems: Vec<Problem> = errors
+                .into_iter()
+                .map(|e| class_problem(def, &name, e))
+                .collect();
+            ctx.push_derived(problems);
             return skeleton(def, name, link, &specs);
         }
     };
@@ -410,14 +471,19 @@ fn build_link<'d>(
         (None, None) => (SchedulerKind::Fifo, def.span.clone()),
     };
     if let Err(e) = def.settings.config(scheduler).validate(&tree) {
-        for p in e.problems {
-            let mut problem = class_problem(def, &name, p);
-            problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
-            if problem.origin.is_none() {
-                problem.origin = Some(ctx.origin(&span));
-            }
-            ctx.problems.push(problem);
-        }
+        let problems: Vec<Problem> = e
+            .problems
+            .into_iter()
+            .map(|p| {
+                let mut problem = class_problem(def, &name, p);
+                problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
+                if problem.origin.is_none() {
+                    problem.origin = Some(ctx.origin(&span));
+                }
+                problem
+            })
+            .collect();
+        ctx.push_derived(problems);
     }
     Some(BuiltLink {
         def,
@@ -514,10 +580,11 @@ fn with_best_effort(
     match ClassTree::build(link, specs) {
         Ok(t) => Some(t),
         Err(errors) => {
-            for e in errors {
-                let problem = class_problem(def, name, e);
-                ctx.problems.push(problem);
-            }
+            let problems: Vec<Problem> = errors
+                .into_iter()
+                .map(|e| class_problem(def, name, e))
+                .collect();
+            ctx.push_derived(problems);
             None
         }
     }
@@ -540,14 +607,5 @@ fn class_problem(def: &LinkDef, link_name: &str, e: ConfigError) -> Problem {
         field: Some(format!("{path}.{}", e.field)),
         problem: e.problem,
         fix: e.fix,
-    }
-}
-
-/// `a, b, c` (or `(none)`).
-fn list(names: &[String]) -> String {
-    if names.is_empty() {
-        "(none)".to_owned()
-    } else {
-        names.join(", ")
     }
 }

@@ -173,7 +173,8 @@ fn reverse_packets_still_queued_or_in_flight_are_counted() {
     let r = run_with(&config, Box::new(Echo { count: 3, acks }));
     let rev = r.flows[0].reverse;
     assert_eq!(rev.sent.packets, 1);
-    assert_eq!(rev.in_flight.packets, 1);
+    assert_eq!(rev.in_transmission.packets, 1);
+    assert_eq!(rev.propagating.packets, 0);
     assert_eq!(
         rev.delivered.packets + rev.dropped.packets + rev.queued.packets,
         0

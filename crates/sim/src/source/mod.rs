@@ -65,7 +65,7 @@ pub mod www;
 use linkshare_core::units::{Bytes, Duration, Rate};
 
 use crate::agent::{Agent, Ctx};
-use crate::config::SourceConfig;
+use crate::config::{OnOffVariations, SourceConfig, TraceRecord};
 use crate::rng::{Rng, nanos};
 
 /// The agent generating `source`'s traffic, drawing from `rng`. The configuration must
@@ -166,17 +166,7 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
         } => {
             positive_size(*size)?;
             positive_rate("offered load", *load)?;
-            if lengths.is_empty() {
-                return Err("the list of transfer lengths is empty; give at least one \
-                            length in bytes (e.g. the FSC paper's ten groups)"
-                    .into());
-            }
-            if let Some(i) = lengths.iter().position(|&l| l == 0) {
-                return Err(format!(
-                    "transfer length {i} is 0 bytes; every length must be positive"
-                ));
-            }
-            Ok(())
+            check_lengths(lengths)
         }
         SourceConfig::Video {
             frames,
@@ -185,15 +175,7 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
         } => {
             positive_size(*size)?;
             positive_mean("interval between video frames", *interval)?;
-            if frames.is_empty() {
-                return Err("the video trace has no frames; give at least one frame size".into());
-            }
-            if let Some(i) = frames.iter().position(|&f| f == 0) {
-                return Err(format!(
-                    "video frame {i} is 0 bytes; every frame must have a positive size"
-                ));
-            }
-            Ok(())
+            check_frames(frames)
         }
         SourceConfig::Cbr { rate, size } | SourceConfig::Poisson { rate, size } => {
             positive_size(*size)?;
@@ -205,31 +187,7 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
             period,
             size,
             variations,
-        } => {
-            if variations.geometric_mean == Some(0) {
-                return Err("the mean burst size is 0 packets; give at least 1".into());
-            }
-            if variations.start_offset_mean == Some(Duration::ZERO) {
-                return Err(
-                    "the mean start offset is 0; give a positive duration, or leave it out".into(),
-                );
-            }
-            positive_size(*size)?;
-            positive_rate("peak", *peak)?;
-            if *burst == 0 {
-                return Err("the burst is 0 packets; give at least 1".into());
-            }
-            let burst_time = peak.tx_time(Bytes(u64::from(*burst) * u64::from(*size)));
-            if *period == Duration::ZERO || burst_time > *period {
-                return Err(format!(
-                    "a burst of {burst} packets of {size} B takes {} ns at the peak rate, more \
-                     than the period of {} ns; lengthen the period, raise the peak rate or \
-                     shorten the burst",
-                    burst_time.0, period.0
-                ));
-            }
-            Ok(())
-        }
+        } => check_periodic(*burst, *peak, *period, *size, variations),
         SourceConfig::ExpOnOff {
             peak,
             mean_on,
@@ -250,13 +208,7 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
             positive_size(*size)?;
             positive_rate("peak", *peak)?;
             positive_mean("mean ON time", *mean_on)?;
-            if !(shape.is_finite() && *shape > 1.0) {
-                return Err(format!(
-                    "the Pareto shape is {shape}; it must be a number above 1 (the mean is \
-                     infinite otherwise), typically 1.2 to 1.5"
-                ));
-            }
-            Ok(())
+            pareto_shape(*shape)
         }
         SourceConfig::Markov2 {
             mean_sojourn, size, ..
@@ -276,23 +228,97 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
             }
             Ok(())
         }
-        SourceConfig::Trace { records } => {
-            if let Some(i) = records.iter().position(|r| r.size == 0) {
-                return Err(format!("trace record {i} has size 0; give a positive size"));
-            }
-            if let Some(i) = records.windows(2).position(|w| w[1].at < w[0].at) {
-                return Err(format!(
-                    "trace record {} (at {} ns) comes before record {} (at {} ns); sort the \
-                     trace by time",
-                    i + 1,
-                    records[i + 1].at.0,
-                    i,
-                    records[i].at.0
-                ));
-            }
-            Ok(())
-        }
+        SourceConfig::Trace { records } => check_trace(records),
     }
+}
+
+/// A web source's transfer lengths: at least one, each positive.
+fn check_lengths(lengths: &[u64]) -> Result<(), String> {
+    if lengths.is_empty() {
+        return Err("the list of transfer lengths is empty; give at least one \
+                    length in bytes (e.g. the FSC paper's ten groups)"
+            .into());
+    }
+    if let Some(i) = lengths.iter().position(|&l| l == 0) {
+        return Err(format!(
+            "transfer length {i} is 0 bytes; every length must be positive"
+        ));
+    }
+    Ok(())
+}
+
+/// A video source's frame sizes: at least one, each positive.
+fn check_frames(frames: &[u32]) -> Result<(), String> {
+    if frames.is_empty() {
+        return Err("the video trace has no frames; give at least one frame size".into());
+    }
+    if let Some(i) = frames.iter().position(|&f| f == 0) {
+        return Err(format!(
+            "video frame {i} is 0 bytes; every frame must have a positive size"
+        ));
+    }
+    Ok(())
+}
+
+/// A periodic ON-OFF source: positive size, peak and burst, the burst sent at the peak
+/// rate within the period, and positive means for its variations.
+fn check_periodic(
+    burst: u32,
+    peak: Rate,
+    period: Duration,
+    size: u32,
+    variations: &OnOffVariations,
+) -> Result<(), String> {
+    if variations.geometric_mean == Some(0) {
+        return Err("the mean burst size is 0 packets; give at least 1".into());
+    }
+    if variations.start_offset_mean == Some(Duration::ZERO) {
+        return Err("the mean start offset is 0; give a positive duration, or leave it out".into());
+    }
+    positive_size(size)?;
+    positive_rate("peak", peak)?;
+    if burst == 0 {
+        return Err("the burst is 0 packets; give at least 1".into());
+    }
+    let burst_time = peak.tx_time(Bytes(u64::from(burst) * u64::from(size)));
+    if period == Duration::ZERO || burst_time > period {
+        return Err(format!(
+            "a burst of {burst} packets of {size} B takes {} ns at the peak rate, more \
+             than the period of {} ns; lengthen the period, raise the peak rate or \
+             shorten the burst",
+            burst_time.0, period.0
+        ));
+    }
+    Ok(())
+}
+
+/// A Pareto shape: finite and above 1.
+fn pareto_shape(shape: f64) -> Result<(), String> {
+    if !(shape.is_finite() && shape > 1.0) {
+        return Err(format!(
+            "the Pareto shape is {shape}; it must be a number above 1 (the mean is \
+             infinite otherwise), typically 1.2 to 1.5"
+        ));
+    }
+    Ok(())
+}
+
+/// A packet trace: positive sizes, in time order.
+fn check_trace(records: &[TraceRecord]) -> Result<(), String> {
+    if let Some(i) = records.iter().position(|r| r.size == 0) {
+        return Err(format!("trace record {i} has size 0; give a positive size"));
+    }
+    if let Some(i) = records.windows(2).position(|w| w[1].at < w[0].at) {
+        return Err(format!(
+            "trace record {} (at {} ns) comes before record {} (at {} ns); sort the \
+             trace by time",
+            i + 1,
+            records[i + 1].at.0,
+            i,
+            records[i].at.0
+        ));
+    }
+    Ok(())
 }
 
 fn positive_size(size: u32) -> Result<(), String> {

@@ -279,18 +279,12 @@ pub fn check_accounting(r: &RunResult) {
     }
 }
 
-/// `sent = delivered + dropped + queued + in_flight` for the reverse packets.
+/// `sent = delivered + dropped + queued + in_transmission + propagating` for the
+/// reverse packets.
 pub fn check_reverse(f: &FlowResult) {
-    let c = &f.reverse;
-    let parts = [c.delivered, c.dropped, c.queued, c.in_flight];
-    let packets: u64 = parts.iter().map(|x| x.packets).sum();
-    let bytes: u64 = parts.iter().map(|x| x.bytes).sum();
-    assert_eq!(
-        (packets, bytes),
-        (c.sent.packets, c.sent.bytes),
-        "reverse conservation of {}: {c:?}",
-        f.name
-    );
+    f.reverse
+        .check_conservation(&f.name)
+        .expect("reverse conservation");
 }
 
 /// Times of the transmissions (arrivals at the port) of the data segment `num`.

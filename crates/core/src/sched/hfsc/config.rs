@@ -3,9 +3,9 @@
 //! with children).
 
 use crate::curve::ServiceCurve;
-use crate::hierarchy::{ClassId, ClassTree, weight_share};
+use crate::hierarchy::ClassTree;
 use crate::sched::{BuildError, SchedulerKind, class_problem};
-use crate::units::Rate;
+use crate::share::parent_shares;
 
 /// The curves of one class, defaults applied. `None` means the class has no such curve.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,11 +23,12 @@ pub struct Curves {
 /// why the tree cannot be scheduled by H-FSC.
 ///
 /// A class with neither `rt` nor `ls` gets `ls = linear(rate)` if it has a `rate`, else
-/// `ls = linear(share)`, its weighted share of its parent's long-term link-sharing rate
-/// (`m2` of the parent's `ls`; the link rate for children of the link):
-/// `share = parent_rate · weight / (sum of the weights of the class and its siblings)`,
-/// rounded down, at least 1 bit/s. Shares are computed top-down, so a default class
-/// under a default class gets a share of a share.
+/// `ls = linear(share)`, its share of its parent's long-term link-sharing rate (`m2` of
+/// the parent's `ls`; the link rate for children of the link) by
+/// [`crate::share::weight_share`]: `parent_rate · weight / (sum of the weights of the
+/// class and its siblings)`, rounded down, at least 1 bit/s. Shares are computed
+/// top-down ([`parent_shares`]), so a default class under a default class gets a share
+/// of a share.
 pub fn resolve(tree: &ClassTree) -> Result<Vec<Curves>, BuildError> {
     let mut problems = Vec::new();
     for c in &tree.classes()[1..] {
@@ -75,36 +76,23 @@ pub fn resolve(tree: &ClassTree) -> Result<Vec<Curves>, BuildError> {
             problems,
         });
     }
+    // A default class's rate is its share of its parent's long-term link-sharing rate.
+    let default_rate = parent_shares(tree, |class, own| {
+        class.spec.ls.or(class.spec.rt).map_or(own, |c| c.m2)
+    });
     let mut curves = vec![Curves::default(); tree.len()];
-    // Long-term link-sharing rate of each class, from which default children take shares.
-    let mut reference = vec![Rate::ZERO; tree.len()];
-    reference[ClassId::ROOT.index()] = tree.link_rate();
-    let mut stack = vec![ClassId::ROOT];
-    while let Some(p) = stack.pop() {
-        let parent = tree.get(p);
-        let weights: u64 = parent
-            .children
-            .iter()
-            .map(|k| u64::from(tree.get(*k).weight()))
-            .sum();
-        for &k in &parent.children {
-            let class = tree.get(k);
-            let spec = &class.spec;
-            let ls = match (spec.ls, spec.rt) {
-                (Some(ls), _) => Some(ls),
-                (None, Some(_)) => None,
-                (None, None) => Some(ServiceCurve::linear(spec.rate.unwrap_or_else(|| {
-                    weight_share(reference[p.index()], class.weight(), weights)
-                }))),
-            };
-            reference[k.index()] = ls.or(spec.rt).map_or(Rate::ZERO, |c| c.m2);
-            curves[k.index()] = Curves {
-                rt: spec.rt,
-                ls,
-                ul: spec.ul,
-            };
-            stack.push(k);
-        }
+    for class in &tree.classes()[1..] {
+        let spec = &class.spec;
+        let ls = match (spec.ls, spec.rt) {
+            (Some(ls), _) => Some(ls),
+            (None, Some(_)) => None,
+            (None, None) => Some(ServiceCurve::linear(default_rate[class.id.index()])),
+        };
+        curves[class.id.index()] = Curves {
+            rt: spec.rt,
+            ls,
+            ul: spec.ul,
+        };
     }
     Ok(curves)
 }

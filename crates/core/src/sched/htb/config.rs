@@ -5,6 +5,7 @@ use std::num::NonZeroU32;
 
 use crate::hierarchy::{ClassId, ClassTree, ConfigError};
 use crate::sched::{BuildError, SchedulerKind, class_problem};
+use crate::share::{remainder_rates, top_down, unfunded};
 use crate::units::{Bytes, Rate};
 
 /// Linux `TC_HTB_MAXDEPTH`: levels of classes, the top class (here the link) included.
@@ -160,59 +161,29 @@ pub(super) fn resolve(
     Ok((resolved, clamps))
 }
 
-/// Classes in an order where every parent comes before its children.
-fn top_down(tree: &ClassTree) -> Vec<ClassId> {
-    let mut order = vec![ClassId::ROOT];
-    let mut k = 0;
-    while k < order.len() {
-        order.extend_from_slice(&tree.get(order[k]).children);
-        k += 1;
-    }
-    order
-}
-
 /// Assured rates: the link's rate for the link; the given rate; or, for a class without
 /// one, a share of what its parent's rate leaves after its siblings' given rates, in
-/// proportion to weight among the siblings without a rate (at most its ceil, if given).
+/// proportion to weight among the siblings without a rate
+/// ([`crate::share::remainder_rates`]), at most its ceil, if given. A class that gets
+/// none is a problem (only the cause: not the classes below it).
 fn rates(tree: &ClassTree, problems: &mut Vec<ConfigError>) -> Vec<Rate> {
-    let mut rate = vec![Rate::ZERO; tree.len()];
-    rate[0] = tree.link_rate();
-    for id in top_down(tree) {
-        let kids = &tree.get(id).children;
-        let given: u64 = kids
-            .iter()
-            .filter_map(|k| tree.get(*k).spec.rate)
-            .map(Rate::bps)
-            .fold(0, u64::saturating_add);
-        let left = rate[id.index()].bps().saturating_sub(given);
-        let unrated = kids
-            .iter()
-            .map(|k| tree.get(*k))
-            .filter(|c| c.spec.rate.is_none());
-        let weights: u64 = unrated.clone().map(|c| u64::from(c.weight())).sum();
-        for c in kids.iter().map(|k| tree.get(*k)) {
-            rate[c.id.index()] = c.spec.rate.unwrap_or_else(|| {
-                let share = u128::from(left) * u128::from(c.weight()) / u128::from(weights);
-                let share = Rate(share as u64);
-                c.spec.ceil.map_or(share, |ceil| share.min(ceil))
-            });
-        }
-        for c in unrated {
-            if rate[c.id.index()] == Rate::ZERO {
-                problems.push(class_problem(
-                    tree,
-                    c.id,
-                    "rate",
-                    format!(
-                        "the class has no rate, and the rates of its siblings leave none of \
-                         `{}`'s rate ({}) for it",
-                        tree.get(id).name(),
-                        rate[id.index()]
-                    ),
-                    "give it a rate".to_owned(),
-                ));
-            }
-        }
+    let rate = remainder_rates(tree, |c, share| {
+        c.spec.ceil.map_or(share, |ceil| share.min(ceil))
+    });
+    for c in unfunded(tree, &rate) {
+        let parent = tree.get(c).parent.unwrap_or(ClassId::ROOT);
+        problems.push(class_problem(
+            tree,
+            c,
+            "rate",
+            format!(
+                "the class has no rate, and the rates of its siblings leave none of `{}`'s \
+                 rate ({}) for it",
+                tree.get(parent).name(),
+                rate[parent.index()]
+            ),
+            "give it a rate".to_owned(),
+        ));
     }
     rate
 }

@@ -72,12 +72,8 @@
 //! Linux, so the same competition resumed after a pause can interleave differently:
 //! with exact timing and equal packets each run of it locks into its own periodic
 //! pattern of turns. In the HLS paper's Experiment 3 (`linkshare repro hls-exp3`) the
-//! five ON periods give A between 425 and 467 Mbit/s. In an investigation with
-//! modified copies of the code (not a command of this repository), clearing the
-//! deficits at every pause made the periods identical, and so did 24 B of per-packet
-//! framing on the link (Ethernet's preamble, FCS and gap, which no qdisc counts; the
-//! `overhead` of a link), which breaks the phase locking as the timing noise of a real
-//! link would.
+//! five ON periods give A between 425 and 467 Mbit/s (`NOTES.md` records what makes
+//! them equal).
 //!
 //! # When (`poll_at`)
 //!
@@ -155,9 +151,9 @@ pub use config::{
 };
 
 use super::len_of;
-use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, class_problem};
 use crate::ds::{ClassQueues, DequeQueues, IndexedHeap};
-use crate::hierarchy::{ClassId, ClassTree};
+use crate::hierarchy::{ClassId, ClassTree, ConfigError};
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
 use levels::Levels;
@@ -192,6 +188,42 @@ fn at_delay(now: Instant, delay: i64) -> u64 {
 /// Checks that HTB can be built for `tree` with `params` (see [`Htb::with_params`]).
 pub fn validate(tree: &ClassTree, params: &HtbParams) -> Result<(), BuildError> {
     config::resolve(tree, params).map(drop)
+}
+
+/// What tc warns about when it builds HTB for `tree` with `params`: each quantum derived
+/// from `rate / r2q` that was clamped ([`QuantumClamp`]), as a problem of the class's
+/// `quantum` with the fix. Empty when there is none, or when HTB cannot be built.
+pub fn warnings(tree: &ClassTree, params: &HtbParams) -> Vec<ConfigError> {
+    let Ok((classes, clamps)) = config::resolve(tree, params) else {
+        return Vec::new();
+    };
+    clamps
+        .iter()
+        .map(|c| {
+            let (side, bound, tc) = if c.used == MIN_QUANTUM {
+                ("below", "minimum", "small")
+            } else {
+                ("above", "maximum", "big")
+            };
+            class_problem(
+                tree,
+                c.class,
+                "quantum",
+                format!(
+                    "the class has no `quantum`, and the one HTB derives from its rate \
+                     (rate / 8 / r2q = {} / 8 / {} = {} bytes) is {side} Linux's {bound} of \
+                     {} bytes: HTB uses {} bytes, as Linux does (tc warns that the quantum \
+                     is {tc})",
+                    classes[c.class.index()].rate,
+                    params.r2q,
+                    c.computed.0,
+                    c.used.0,
+                    c.used.0,
+                ),
+                "give the class a `quantum`: HTB uses an explicit quantum as given".to_owned(),
+            )
+        })
+        .collect()
 }
 
 impl<P> Htb<P> {

@@ -49,9 +49,37 @@
 //! the start of a busy period, WF2Q+'s tags are GPS's, `V` never passes GPS's, and a
 //! leaf stays within one packet of its GPS service (tested against a fluid GPS).
 //!
-//! The hierarchical version, [`Wf2q::hierarchical`] ([`super::hwf2q`]), runs one such server
-//! per interior class; both share one engine (`engine.rs`), of which flat WF2Q+ is the
-//! one-level case.
+//! # H-WF2Q+
+//!
+//! H-WF2Q+ (H-PFQ with WF2Q+ servers, Bennett and Zhang, as above), the baseline of the
+//! H-FSC paper's Fig. 11, is built by [`Wf2q::hierarchical`]: the same engine
+//! (`engine.rs`) given the class tree instead of the leaves under the root, flat WF2Q+
+//! being its one-level case.
+//!
+//! Every class with children runs a WF2Q+ server among them, with its own system
+//! virtual time `V_n`, which advances by `W_n / r_n` with the bytes `W_n` the class
+//! sends (`r_n` its rate; the link rate `C` at the root) and jumps to the smallest start
+//! tag of its backlogged children. Every backlogged class other than the root holds
+//! a *logical queue* of one packet, its head: a leaf's first packet, or the head of the
+//! child its server chose. The class is tagged in its parent's virtual time with its
+//! head's length, exactly as a WF2Q+ leaf: `S = F_prev` while it stays backlogged,
+//! `S = max(F_prev, V_parent)` when it turns backlogged, `F = S + L / r`.
+//!
+//! * An arrival to an idle leaf makes it, and every ancestor that was idle, hold the new
+//!   packet as head; the first ancestor that was already backlogged keeps the head it
+//!   has (a class's choice is not revised before its head leaves).
+//! * When the link asks for a packet, the root's server picks the eligible child
+//!   (`S <= V_root`) with the smallest finish tag and sends its head. The logical queues
+//!   on that packet's path empty; when the next packet is asked for, they are refilled
+//!   bottom-up, each class's server choosing a new head among its children (Bennett and
+//!   Zhang's RESET-PATH and RESTART-NODE).
+//!
+//! Every server follows the timing rules of flat WF2Q+ above: a class whose packet is in
+//! service keeps it as its head until the link has sent it (its parent's `V` advancing
+//! as the bytes leave), and a class that goes idle starts its next busy period afresh.
+//! Virtual times use the same integer representation (ns at each server's reference
+//! rate, anchored curves, no drift, rebased past 2^62 ns); its precision and overflow
+//! analysis applies to every server of the hierarchy, and so do its deviations.
 //!
 //! # Parameters
 //!
@@ -60,6 +88,14 @@
 //!   with a rate leave free, `floor((C − Σ explicit) · w_i / Σ w_j)` over the leaves
 //!   without a rate. A leaf whose share is zero is refused at construction. Interior
 //!   classes are ignored (flat).
+//! * H-WF2Q+'s `r_n`: the class's [`rate`](crate::hierarchy::ClassSpec::rate) if given;
+//!   otherwise its share by weight of what its siblings with a rate leave free of their
+//!   parent's rate: `floor((r_p − Σ explicit) · w_i / Σ w_j)` over the siblings without
+//!   a rate; the root's rate is the link rate. A class whose share is zero is refused at
+//!   construction. With rates that add up to their parent's, each class is guaranteed
+//!   its rate and excess bandwidth is shared among backlogged siblings in proportion to
+//!   their rates (the hierarchical weighted allocation).
+//! * Curves, priorities, quanta and ceilings are ignored.
 //! * Explicit rates may add up to more than `C` when they sit under interior classes
 //!   without a rate of their own (the tree only checks children against a parent that
 //!   has a rate): WF2Q+ then still shares in proportion to the rates, but no longer
@@ -107,6 +143,10 @@
 //! O(log n) per packet: one heap of not-yet-eligible leaves by `S`, one of eligible
 //! leaves by `F` ([`IndexedHeap`](crate::ds::IndexedHeap)); a packet moves between them
 //! at most once. No allocation after warm-up.
+//!
+//! H-WF2Q+: O(depth · log k) per packet, `k` the largest number of children of one
+//! class: an arrival tags at most one class per level; a departure withdraws and
+//! re-selects one class per level. No allocation after warm-up.
 
 mod engine;
 mod line;
@@ -120,7 +160,7 @@ use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Instant, Rate};
 
 /// WF2Q+ over the leaves of a tree ([`Wf2q::new`], this module's docs), or over the
-/// whole hierarchy as H-WF2Q+ ([`Wf2q::hierarchical`], [`super::hwf2q`]'s docs): one
+/// whole hierarchy as H-WF2Q+ ([`Wf2q::hierarchical`], the module docs' H-WF2Q+): one
 /// engine, two topologies.
 #[derive(Debug)]
 pub struct Wf2q<P> {
@@ -139,16 +179,16 @@ pub fn validate_hierarchical(tree: &ClassTree) -> Result<(), BuildError> {
 }
 
 fn flat_rates(tree: &ClassTree) -> Result<Vec<Rate>, BuildError> {
-    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|e| BuildError {
+    rates::flat(tree, |l| tree.get(l).spec.rate).map_err(|problems| BuildError {
         kind: SchedulerKind::Wf2q,
-        problems: vec![e],
+        problems,
     })
 }
 
 fn hierarchical_rates(tree: &ClassTree) -> Result<Vec<Rate>, BuildError> {
-    rates::hierarchical(tree).map_err(|e| BuildError {
+    rates::hierarchical(tree).map_err(|problems| BuildError {
         kind: SchedulerKind::Hwf2q,
-        problems: vec![e],
+        problems,
     })
 }
 
@@ -169,7 +209,7 @@ impl<P: Packet> Wf2q<P> {
         })
     }
 
-    /// H-WF2Q+ over the class tree of `tree`, with the rates of [`super::hwf2q`]'s docs;
+    /// H-WF2Q+ over the class tree of `tree`, with the H-WF2Q+ rates of the module docs;
     /// fails (with the class and how to fix it) if a class without a rate would get a
     /// zero share.
     pub fn hierarchical(tree: &ClassTree) -> Result<Wf2q<P>, BuildError> {

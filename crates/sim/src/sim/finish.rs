@@ -1,9 +1,13 @@
-//! Turns the state of a finished run into a [`RunResult`].
+//! The engine's last step: turns the state of a finished run into a [`RunResult`].
+//!
+//! A child of the engine's module because it reads the engine's run-time state
+//! ([`Simulator`], [`Link`]), which nothing outside the engine sees.
 
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::{Duration, Instant};
 
+use super::{InFlight, Link, Simulator};
 use crate::config::FlowId;
 use crate::measure::add;
 use crate::packet::SimPacket;
@@ -12,31 +16,35 @@ use crate::result::{
     ClassResult, DelayHistogram, FlowResult, LinkResult, PathCounts, PerFlowResult, RunResult,
     TransportReport,
 };
-use crate::sim::{InFlight, Link, Simulator};
 
 /// The result of a run that has processed every event before its end.
 pub(crate) fn finish(mut sim: Simulator) -> RunResult {
-    // Packets in flight: on a wire, or propagating (a pending arrival).
-    let mut flow_in_flight = vec![Count::default(); sim.flows.len()];
-    let mut reverse_in_flight = vec![Count::default(); sim.flows.len()];
-    let mut link_on_wire = vec![Count::default(); sim.links.len()];
-    let mut link_propagating = vec![Count::default(); sim.links.len()];
+    // Packets in transmission (on a wire) and propagating (pending arrivals), per flow
+    // and direction, and per link.
+    let mut forward = vec![InFlightCounts::default(); sim.flows.len()];
+    let mut reverse = vec![InFlightCounts::default(); sim.flows.len()];
+    let mut links = vec![InFlightCounts::default(); sim.links.len()];
     for (l, link) in sim.links.iter().enumerate() {
-        let mut in_flight = |p: &SimPacket| {
-            let counts = if p.kind.is_reverse() {
-                &mut reverse_in_flight
+        let mut count = |p: &SimPacket, on_wire: bool| {
+            let flows = if p.kind.is_reverse() {
+                &mut reverse
             } else {
-                &mut flow_in_flight
+                &mut forward
             };
-            add(&mut counts[p.flow.0 as usize], p.len);
+            for counts in [&mut flows[p.flow.0 as usize], &mut links[l]] {
+                let c = if on_wire {
+                    &mut counts.in_transmission
+                } else {
+                    &mut counts.propagating
+                };
+                add(c, p.len);
+            }
         };
         if let Some((p, _)) = &link.on_wire {
-            add(&mut link_on_wire[l], p.len);
-            in_flight(p);
+            count(p, true);
         }
         for InFlight { pkt, .. } in &link.pipe {
-            add(&mut link_propagating[l], pkt.len);
-            in_flight(pkt);
+            count(pkt, false);
         }
     }
     // Rates are over the time simulated: the whole duration, or up to where the run
@@ -63,9 +71,7 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
         .iter_mut()
         .zip(logs)
         .enumerate()
-        .map(|(l, (link, log))| {
-            link_result(link, simulated, link_on_wire[l], link_propagating[l], log)
-        })
+        .map(|(l, (link, log))| link_result(link, simulated, links[l], log))
         .collect();
     let flows = sim
         .flows
@@ -86,13 +92,15 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
                 dropped: sum(f.dropped.iter()),
                 dropped_by_reason,
                 queued: f.queued,
-                in_flight: flow_in_flight[i],
+                in_transmission: forward[i].in_transmission,
+                propagating: forward[i].propagating,
                 mean_rate_bps: rate_bps(f.delivered, simulated),
                 delay: delays.stats(),
                 delays,
                 throughput: core::mem::take(&mut f.throughput),
                 reverse: PathCounts {
-                    in_flight: reverse_in_flight[i],
+                    in_transmission: reverse[i].in_transmission,
+                    propagating: reverse[i].propagating,
                     ..f.reverse_counts
                 },
                 transport: sim.agents[i]
@@ -113,11 +121,17 @@ pub(crate) fn finish(mut sim: Simulator) -> RunResult {
     }
 }
 
+/// Packets on a wire or propagating, of one flow in one direction or of one link.
+#[derive(Clone, Copy, Debug, Default)]
+struct InFlightCounts {
+    in_transmission: Count,
+    propagating: Count,
+}
+
 fn link_result(
     link: &mut Link,
     duration: Duration,
-    on_wire: Count,
-    propagating: Count,
+    in_flight: InFlightCounts,
     delay_log: DelayLog,
 ) -> LinkResult {
     let tree = &link.tree;
@@ -139,6 +153,10 @@ fn link_result(
         .iter()
         .map(|c| link.meter.delivered(c.id))
         .collect();
+    let mut in_transmission = vec![Count::default(); tree.len()];
+    if let Some((p, class)) = &link.on_wire {
+        add(&mut in_transmission[class.index()], p.len);
+    }
     // An interior class's distribution: every bin of the leaves below it, merged in one
     // sort (merging leaf by leaf would cost leaves × bins for the root).
     let mut below: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); tree.len()];
@@ -149,6 +167,8 @@ fn link_result(
             add_counters(&mut counters[a], &leaf_counters);
             let leaf_delivered = delivered[l];
             add_count(&mut delivered[a], leaf_delivered);
+            let leaf_in_transmission = in_transmission[l];
+            add_count(&mut in_transmission[a], leaf_in_transmission);
             below[a].extend_from_slice(delays[l].bins());
         }
     }
@@ -162,18 +182,22 @@ fn link_result(
         .iter()
         .zip(counters)
         .zip(delivered)
+        .zip(in_transmission)
         .zip(delays)
-        .map(|(((class, counters), delivered), delays)| ClassResult {
-            id: class.id,
-            name: class.name().to_owned(),
-            parent: class.parent,
-            is_leaf: class.is_leaf(),
-            counters,
-            delivered,
-            mean_rate_bps: rate_bps(delivered, duration),
-            delay: delays.stats(),
-            delays,
-        })
+        .map(
+            |((((class, counters), delivered), in_transmission), delays)| ClassResult {
+                id: class.id,
+                name: class.name().to_owned(),
+                parent: class.parent,
+                is_leaf: class.is_leaf(),
+                counters,
+                delivered,
+                in_transmission,
+                mean_rate_bps: rate_bps(delivered, duration),
+                delay: delays.stats(),
+                delays,
+            },
+        )
         .collect();
     let (throughput, backlog) = link.meter.series();
     LinkResult {
@@ -184,8 +208,8 @@ fn link_result(
         total: qdisc.total().clone(),
         throughput,
         backlog,
-        on_wire,
-        propagating,
+        in_transmission: in_flight.in_transmission,
+        propagating: in_flight.propagating,
         delay_log,
         per_flow: tree
             .templates()
