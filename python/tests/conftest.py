@@ -16,11 +16,10 @@ def _binary() -> Path:
     explicit = os.environ.get("LINKSHARE_BIN")
     if explicit:
         return Path(explicit)
-    for profile in ("release", "debug"):
-        p = ROOT / "target" / profile / "linkshare"
-        if p.exists():
-            return p
-    subprocess.run(["cargo", "build", "--release", "-p", "linkshare"], cwd=ROOT, check=True)
+    # Always through cargo (a no-op when up to date): a binary left by an older build
+    # would compare this package with another version of the command line.
+    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "linkshare"], cwd=ROOT,
+                   check=True)
     return ROOT / "target" / "release" / "linkshare"
 
 
