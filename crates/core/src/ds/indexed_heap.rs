@@ -127,6 +127,14 @@ impl IndexedHeap {
         self.heap.first().map(|e| (e.item, e.key))
     }
 
+    /// The smallest key after the top's (the smallest key among the top's children, at
+    /// most [`ARITY`] entries side by side), if at least two items are present.
+    #[inline]
+    pub fn second_key(&self) -> Option<u64> {
+        let kids = self.heap.get(1..self.heap.len().min(1 + ARITY))?;
+        kids.iter().map(|e| e.key).min()
+    }
+
     /// The keys present, in no particular order.
     #[inline]
     pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
@@ -343,6 +351,7 @@ mod tests {
             }
             prop_assert_eq!(h.len(), model.len());
             prop_assert_eq!(h.peek().map(|(i, k)| (k, i)), model.first().copied());
+            prop_assert_eq!(h.second_key(), model.get(1).map(|&(k, _)| k));
             for item in 0..items {
                 let want = model.iter().find(|&&(_, i)| i == item).map(|&(k, _)| k);
                 prop_assert_eq!(h.key_of(item), want);
