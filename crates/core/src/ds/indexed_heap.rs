@@ -28,11 +28,11 @@ impl Entry {
         self.key < other.key || (self.key == other.key && self.item < other.item)
     }
 
-    /// Key and item in one number that orders entries as [`Entry::before`] does, for
-    /// comparisons without a branch.
+    /// [`Entry::before`] without branches: the flags of the comparisons combined with
+    /// `&` and `|` rather than `&&` and `||`.
     #[inline]
-    fn rank(self) -> u128 {
-        (u128::from(self.key) << 32) | u128::from(self.item)
+    fn before_flags(self, other: Entry) -> bool {
+        (self.key < other.key) | ((self.key == other.key) & (self.item < other.item))
     }
 }
 
@@ -49,9 +49,7 @@ const SELECT_BELOW: usize = 1024;
 fn least_by_selects(kids: &[Entry]) -> (usize, Entry) {
     let (mut child, mut least) = (0, kids[0]);
     for (i, &k) in kids.iter().enumerate().skip(1) {
-        // The borrow of a subtraction: a subtract-with-borrow pair, where `<` on `u128`
-        // may compile to two branches.
-        let smaller = k.rank().overflowing_sub(least.rank()).1;
+        let smaller = k.before_flags(least);
         child = if smaller { i } else { child };
         least = if smaller { k } else { least };
     }
@@ -303,9 +301,8 @@ mod tests {
         ]
     }
 
-    /// Operations with keys at the ends of the `u64` range, where packing a key with its
-    /// item into one number ([`Entry::rank`]) must keep the order: 0, the largest keys,
-    /// the top bit alone, and any key; many ties among them.
+    /// Operations with keys at the ends of the `u64` range: 0, the largest keys, the top
+    /// bit alone, and any key; many ties among them.
     fn op_wide(items: u32) -> impl Strategy<Value = Op> {
         let key = prop_oneof![
             Just(0),
