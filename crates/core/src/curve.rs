@@ -135,9 +135,13 @@ fn seg_bytes(m: Rate, t: u64) -> u64 {
 /// [`seg_bytes`].
 #[inline]
 fn seg_time(m: Rate, b: u64) -> u64 {
-    if b == 0 {
-        return 0;
-    }
+    if b == 0 { 0 } else { seg_time_some(m, b) }
+}
+
+/// [`seg_time`] for `b > 0`.
+#[inline]
+fn seg_time_some(m: Rate, b: u64) -> u64 {
+    debug_assert!(b > 0);
     if m.0 == 0 {
         return u64::MAX;
     }
@@ -243,14 +247,17 @@ impl RuntimeCurve {
     #[inline]
     pub fn y2x(&self, y: u64) -> u64 {
         if y <= self.y {
-            self.x
-        } else if self.dy > 0 && y - self.y <= self.dy {
-            self.x.saturating_add(seg_time(self.m1, y - self.y))
+            return self.x;
+        }
+        // `up > 0`: on the first segment if it gains at least `up` bytes (never when it
+        // gains none), else beyond it, by `up - dy > 0` bytes.
+        let up = y - self.y;
+        if up <= self.dy {
+            self.x.saturating_add(seg_time_some(self.m1, up))
         } else {
-            let rest = y - self.y - self.dy;
             self.x
                 .saturating_add(self.dx)
-                .saturating_add(seg_time(self.m2, rest))
+                .saturating_add(seg_time_some(self.m2, up - self.dy))
         }
     }
 

@@ -28,11 +28,11 @@ impl Entry {
         self.key < other.key || (self.key == other.key && self.item < other.item)
     }
 
-    /// Key and item in one number that orders entries as [`Entry::before`] does, for
-    /// comparisons without a branch.
+    /// [`Entry::before`] without branches: the flags of the comparisons combined with
+    /// `&` and `|` rather than `&&` and `||`.
     #[inline]
-    fn rank(self) -> u128 {
-        (u128::from(self.key) << 32) | u128::from(self.item)
+    fn before_flags(self, other: Entry) -> bool {
+        (self.key < other.key) | ((self.key == other.key) & (self.item < other.item))
     }
 }
 
@@ -49,9 +49,7 @@ const SELECT_BELOW: usize = 1024;
 fn least_by_selects(kids: &[Entry]) -> (usize, Entry) {
     let (mut child, mut least) = (0, kids[0]);
     for (i, &k) in kids.iter().enumerate().skip(1) {
-        // The borrow of a subtraction: a subtract-with-borrow pair, where `<` on `u128`
-        // may compile to two branches.
-        let smaller = k.rank().overflowing_sub(least.rank()).1;
+        let smaller = k.before_flags(least);
         child = if smaller { i } else { child };
         least = if smaller { k } else { least };
     }
@@ -125,6 +123,14 @@ impl IndexedHeap {
     #[inline]
     pub fn peek(&self) -> Option<(u32, u64)> {
         self.heap.first().map(|e| (e.item, e.key))
+    }
+
+    /// The smallest key after the top's (the smallest key among the top's children, at
+    /// most [`ARITY`] entries side by side), if at least two items are present.
+    #[inline]
+    pub fn second_key(&self) -> Option<u64> {
+        let kids = self.heap.get(1..self.heap.len().min(1 + ARITY))?;
+        kids.iter().map(|e| e.key).min()
     }
 
     /// The keys present, in no particular order.
@@ -295,9 +301,8 @@ mod tests {
         ]
     }
 
-    /// Operations with keys at the ends of the `u64` range, where packing a key with its
-    /// item into one number ([`Entry::rank`]) must keep the order: 0, the largest keys,
-    /// the top bit alone, and any key; many ties among them.
+    /// Operations with keys at the ends of the `u64` range: 0, the largest keys, the top
+    /// bit alone, and any key; many ties among them.
     fn op_wide(items: u32) -> impl Strategy<Value = Op> {
         let key = prop_oneof![
             Just(0),
@@ -343,6 +348,7 @@ mod tests {
             }
             prop_assert_eq!(h.len(), model.len());
             prop_assert_eq!(h.peek().map(|(i, k)| (k, i)), model.first().copied());
+            prop_assert_eq!(h.second_key(), model.get(1).map(|&(k, _)| k));
             for item in 0..items {
                 let want = model.iter().find(|&&(_, i)| i == item).map(|&(k, _)| k);
                 prop_assert_eq!(h.key_of(item), want);

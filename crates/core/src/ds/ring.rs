@@ -14,7 +14,8 @@
 //! at a time; the rings sharing a slice must be given that same slice.
 //!
 //! Used for the active lists of round-robin disciplines (DRR's active list, the
-//! per-priority rings of strict priority), where a class must be able to leave the list
+//! per-priority rings of strict priority, HLS's visiting order, walked with
+//! [`Ring::next_after`]), where a class must be able to leave the list
 //! from any position in O(1) (push-out calls [`crate::Scheduler::remove_newest`] on an
 //! arbitrary class).
 
@@ -145,6 +146,15 @@ impl Ring {
         *items[item as usize].link_mut() = Link::UNLINKED;
     }
 
+    /// The item after `item` (which must be in this ring) in a walk from the head, `None`
+    /// if `item` is the last one (just before the head).
+    #[inline]
+    pub fn next_after<T: Linked>(&self, items: &[T], item: u32) -> Option<u32> {
+        let next = items[item as usize].link().next;
+        debug_assert!(next != NONE, "Ring::next_after: item {item} is not linked");
+        (next != self.head).then_some(next)
+    }
+
     /// Passes the turn from the head to the next item (a no-op on an empty ring or a ring
     /// of one item).
     #[inline]
@@ -186,8 +196,12 @@ mod tests {
         b.push_back(&mut items, 5);
         assert_eq!(order(&a, &items), [3, 1, 4]);
         assert_eq!(order(&b, &items), [5]);
+        assert_eq!(a.next_after(&items, 3), Some(1));
+        assert_eq!(a.next_after(&items, 4), None);
         a.rotate(&items);
         assert_eq!(order(&a, &items), [1, 4, 3]);
+        assert_eq!(a.next_after(&items, 4), Some(3));
+        assert_eq!(a.next_after(&items, 3), None);
         // A new item goes just before the head: last in the current cycle.
         a.push_back(&mut items, 7);
         assert_eq!(order(&a, &items), [1, 4, 3, 7]);

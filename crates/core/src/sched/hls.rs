@@ -56,45 +56,67 @@
 //! # Cost
 //!
 //! A visit costs O(depth) for the lazy replenishment; a round start costs
-//! O(active leaves + interior classes) (for the surplus test), paid once per round of
-//! visits. No allocation after warm-up.
+//! O(newly active leaves + interior classes) (for the surplus test), paid once per
+//! round of visits. The visiting order is a [`Ring`] threaded through the classes'
+//! records: a leaf that goes idle leaves it in O(1), newcomers are appended at a round
+//! start, and the rest of the order carries over to the next round untouched. No
+//! allocation after warm-up.
 
 use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
-use crate::ds::{ClassQueues, DequeQueues};
+use crate::ds::{ClassQueues, DequeQueues, Link, Linked, Ring};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::Instant;
 
 const NO_PARENT: u32 = u32::MAX;
 const ROOT: usize = 0;
 
+/// [`Hls::cursor`] when the round is over.
+const END: u32 = u32::MAX;
+
+/// The state of one class, all of it in one record: a visit reads the leaf's and its
+/// parent's, and passes the turn through the leaf's link.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// `B_i`, bytes.
+    balance: i64,
+    /// `R_i`, bytes (root and interior classes).
+    residual: i64,
+    /// `F_i` of the current round, bytes per unit of weight (root and interior).
+    fair_quota: i64,
+    /// `w_i^ac`: sum of the weights of the active children.
+    active_weight: i64,
+    /// What the class adds to `Q*` while active (Theorem 2): `L_max + w_i` for a leaf,
+    /// `w_i` for an interior class.
+    q_share: i64,
+    /// Round in which the class last took its quota.
+    replenished_in: u64,
+    /// Neighbours in the round's visiting order, while an active leaf.
+    link: Link,
+    /// Parent class, [`NO_PARENT`] for the root.
+    parent: u32,
+    /// `w_i`.
+    weight: u32,
+    active: bool,
+    /// A backlogged leaf waiting for the next round to become active.
+    pending: bool,
+}
+
 /// The HLS scheduler. See the [module docs](self).
 #[derive(Debug)]
 pub struct Hls<P> {
-    parent: Vec<u32>,
-    weight: Vec<i64>,
-    l_max: Vec<i64>,
-    is_leaf: Vec<bool>,
+    /// By class index.
+    nodes: Vec<Node>,
     /// Classes with children, other than the root.
     interior: Vec<u32>,
-    /// `B_i`, bytes.
-    balance: Vec<i64>,
-    /// `R_i`, bytes (root and interior classes).
-    residual: Vec<i64>,
-    /// `F_i` of the current round, bytes per unit of weight (root and interior).
-    fair_quota: Vec<i64>,
-    /// `w_i^ac`: sum of the weights of the active children.
-    active_weight: Vec<i64>,
-    active: Vec<bool>,
-    /// Round in which the class last took its quota.
-    replenished_in: Vec<u64>,
     queues: DequeQueues<P>,
     /// Leaves backlogged but not active, in arrival order; activated at the next round.
     pending: Vec<u32>,
-    is_pending: Vec<bool>,
-    /// Active leaves of the current round in visiting order, and the next visit.
-    order: Vec<u32>,
-    next_order: Vec<u32>,
-    cursor: usize,
+    /// The active leaves in visiting order: the previous round's order, newcomers
+    /// appended. A leaf that goes idle leaves it at once (it was visited already).
+    order: Ring,
+    /// The leaf to visit next in the current round, [`END`] once every active leaf has
+    /// been visited.
+    cursor: u32,
     round: u64,
     surplus: bool,
     /// `Q*`, bytes.
@@ -103,36 +125,56 @@ pub struct Hls<P> {
     rounds_surplus: u64,
 }
 
+impl Linked for Node {
+    #[inline]
+    fn link(&self) -> &Link {
+        &self.link
+    }
+    #[inline]
+    fn link_mut(&mut self) -> &mut Link {
+        &mut self.link
+    }
+}
+
 impl<P: Packet> Hls<P> {
     /// HLS for `tree`.
     pub fn new(tree: &ClassTree) -> Hls<P> {
         let n = tree.len();
         let classes = tree.classes();
         Hls {
-            parent: classes
+            nodes: classes
                 .iter()
-                .map(|c| c.parent.map_or(NO_PARENT, |p| p.0))
+                .map(|c| {
+                    let weight = c.weight();
+                    let l_max = if c.is_leaf() {
+                        c.max_packet().0 as i64
+                    } else {
+                        0
+                    };
+                    Node {
+                        balance: 0,
+                        residual: 0,
+                        fair_quota: 0,
+                        active_weight: 0,
+                        q_share: l_max + i64::from(weight),
+                        replenished_in: 0,
+                        link: Link::UNLINKED,
+                        parent: c.parent.map_or(NO_PARENT, |p| p.0),
+                        weight,
+                        active: false,
+                        pending: false,
+                    }
+                })
                 .collect(),
-            weight: classes.iter().map(|c| i64::from(c.weight())).collect(),
-            l_max: classes.iter().map(|c| c.max_packet().0 as i64).collect(),
-            is_leaf: classes.iter().map(|c| c.is_leaf()).collect(),
             interior: classes
                 .iter()
                 .filter(|c| c.parent.is_some() && !c.children.is_empty())
                 .map(|c| c.id.0)
                 .collect(),
-            balance: vec![0; n],
-            residual: vec![0; n],
-            fair_quota: vec![0; n],
-            active_weight: vec![0; n],
-            active: vec![false; n],
-            replenished_in: vec![0; n],
             queues: DequeQueues::new(n),
             pending: Vec::with_capacity(n),
-            is_pending: vec![false; n],
-            order: Vec::with_capacity(n),
-            next_order: Vec::with_capacity(n),
-            cursor: 0,
+            order: Ring::EMPTY,
+            cursor: END,
             round: 0,
             surplus: false,
             q_star: 0,
@@ -154,7 +196,7 @@ impl<P: Packet> Hls<P> {
     /// Checks Eq. 12 (`sum B + sum R == Q*`), `B_i >= 0` and `R_i >= 0` below the root,
     /// and that `Q*` equals the Theorem 2 expression for the current active set.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let total: i64 = self.balance.iter().sum::<i64>() + self.residual.iter().sum::<i64>();
+        let total: i64 = self.nodes.iter().map(|n| n.balance + n.residual).sum();
         if total != self.q_star {
             return Err(format!(
                 "Eq. 12 broken: sum B + sum R = {total}, Q* = {}",
@@ -162,19 +204,16 @@ impl<P: Packet> Hls<P> {
             ));
         }
         let mut bound = 0;
-        for i in 1..self.parent.len() {
-            if self.balance[i] < 0 || self.residual[i] < 0 {
-                return Err(format!(
-                    "class {i}: B = {}, R = {}",
-                    self.balance[i], self.residual[i]
-                ));
+        for (i, n) in self.nodes.iter().enumerate().skip(1) {
+            if n.balance < 0 || n.residual < 0 {
+                return Err(format!("class {i}: B = {}, R = {}", n.balance, n.residual));
             }
-            if self.active[i] {
-                bound += self.weight[i] + if self.is_leaf[i] { self.l_max[i] } else { 0 };
-            } else if self.balance[i] != 0 || self.residual[i] != 0 {
+            if n.active {
+                bound += n.q_share;
+            } else if n.balance != 0 || n.residual != 0 {
                 return Err(format!(
                     "idle class {i} holds B = {}, R = {}",
-                    self.balance[i], self.residual[i]
+                    n.balance, n.residual
                 ));
             }
         }
@@ -185,28 +224,21 @@ impl<P: Packet> Hls<P> {
     }
 
     /// Starts a main or surplus round: activates pending leaves (and their ancestors),
-    /// decides the round type, and resets the visiting order.
+    /// appending them to the visiting order, decides the round type, and starts the
+    /// visits at the first active leaf.
     fn start_round(&mut self) {
-        self.next_order.clear();
-        for k in 0..self.order.len() {
-            let leaf = self.order[k];
-            if self.active[leaf as usize] {
-                self.next_order.push(leaf);
-            }
-        }
         for k in 0..self.pending.len() {
             let leaf = self.pending[k];
-            self.is_pending[leaf as usize] = false;
+            self.nodes[leaf as usize].pending = false;
             self.activate(leaf as usize);
-            self.next_order.push(leaf);
+            self.order.push_back(&mut self.nodes, leaf);
         }
         self.pending.clear();
-        std::mem::swap(&mut self.order, &mut self.next_order);
-        self.cursor = 0;
+        self.cursor = self.order.head().unwrap_or(END);
         self.round += 1;
         self.surplus = self.interior.iter().any(|&k| {
-            let k = k as usize;
-            self.active[k] && self.balance[k] + self.residual[k] >= self.active_weight[k]
+            let n = &self.nodes[k as usize];
+            n.active && n.balance + n.residual >= n.active_weight
         });
         if self.surplus {
             self.rounds_surplus += 1;
@@ -218,38 +250,45 @@ impl<P: Packet> Hls<P> {
     /// A leaf turns active; so do its idle ancestors. `Q*` grows by `L_max + w` for the
     /// leaf and `w` for each newly active interior class (via `R_root`).
     fn activate(&mut self, leaf: usize) {
-        self.active[leaf] = true;
-        self.grow_q_star(self.l_max[leaf] + self.weight[leaf]);
         let mut child = leaf;
+        self.nodes[leaf].active = true;
+        self.grow_q_star(self.nodes[leaf].q_share);
         loop {
-            let p = self.parent[child] as usize;
-            self.active_weight[p] += self.weight[child];
-            if p == ROOT || self.active[p] {
+            let weight = i64::from(self.nodes[child].weight);
+            let p = self.nodes[child].parent as usize;
+            let parent = &mut self.nodes[p];
+            parent.active_weight += weight;
+            if p == ROOT || parent.active {
                 return;
             }
-            self.active[p] = true;
-            self.grow_q_star(self.weight[p]);
+            parent.active = true;
+            let share = parent.q_share;
+            self.grow_q_star(share);
             child = p;
         }
     }
 
-    /// A served leaf left empty goes idle (Eq. 10); ancestors with no active child left
-    /// go idle too (Eq. 11).
+    /// A served leaf left empty goes idle (Eq. 10) and leaves the visiting order;
+    /// ancestors with no active child left go idle too (Eq. 11).
     fn deactivate(&mut self, leaf: usize) {
-        self.active[leaf] = false;
-        self.grow_q_star(-(self.l_max[leaf] + self.weight[leaf]));
+        self.order.remove(&mut self.nodes, leaf as u32);
+        self.nodes[leaf].active = false;
+        self.grow_q_star(-self.nodes[leaf].q_share);
         let mut child = leaf;
         loop {
-            let p = self.parent[child] as usize;
-            self.residual[p] += self.balance[child] + self.residual[child];
-            self.balance[child] = 0;
-            self.residual[child] = 0;
-            self.active_weight[p] -= self.weight[child];
-            if p == ROOT || self.active_weight[p] > 0 {
+            let c = &mut self.nodes[child];
+            let (returned, p) = (c.balance + c.residual, c.parent as usize);
+            let weight = i64::from(c.weight);
+            (c.balance, c.residual) = (0, 0);
+            let parent = &mut self.nodes[p];
+            parent.residual += returned;
+            parent.active_weight -= weight;
+            if p == ROOT || parent.active_weight > 0 {
                 return;
             }
-            self.active[p] = false;
-            self.grow_q_star(-self.weight[p]);
+            parent.active = false;
+            let share = parent.q_share;
+            self.grow_q_star(-share);
             child = p;
         }
     }
@@ -257,43 +296,47 @@ impl<P: Packet> Hls<P> {
     #[inline]
     fn grow_q_star(&mut self, bytes: i64) {
         self.q_star += bytes;
-        self.residual[ROOT] += bytes;
+        self.nodes[ROOT].residual += bytes;
     }
 
     /// Makes sure class `k` (root or interior) has computed its fair quota this round.
     fn ensure_quota(&mut self, k: usize) {
-        if self.replenished_in[k] == self.round {
+        let round = self.round;
+        if self.nodes[k].replenished_in == round {
             return;
         }
-        self.replenished_in[k] = self.round;
+        self.nodes[k].replenished_in = round;
         if k == ROOT {
-            self.balance[ROOT] += self.residual[ROOT];
-            self.residual[ROOT] = 0;
-            let b = self.balance[ROOT];
-            self.fair_quota[ROOT] = if self.surplus || b <= 0 {
+            let surplus = self.surplus;
+            let root = &mut self.nodes[ROOT];
+            root.balance += root.residual;
+            root.residual = 0;
+            let b = root.balance;
+            root.fair_quota = if surplus || b <= 0 {
                 0
             } else {
-                b / self.active_weight[ROOT]
+                b / root.active_weight
             };
             return;
         }
-        let p = self.parent[k] as usize;
+        let p = self.nodes[k].parent as usize;
         self.ensure_quota(p);
-        let quota = self.weight[k] * self.fair_quota[p];
-        self.balance[k] += self.residual[k] + quota;
-        self.balance[p] -= quota;
-        self.residual[k] = 0;
-        self.fair_quota[k] = self.balance[k] / self.active_weight[k];
+        let quota = i64::from(self.nodes[k].weight) * self.nodes[p].fair_quota;
+        self.nodes[p].balance -= quota;
+        let n = &mut self.nodes[k];
+        n.balance += n.residual + quota;
+        n.residual = 0;
+        n.fair_quota = n.balance / n.active_weight;
     }
 
     /// A leaf's first visit of the round: takes its quota `w_i F_p(i)` (Eq. 8).
     fn replenish_leaf(&mut self, leaf: usize) {
-        self.replenished_in[leaf] = self.round;
-        let p = self.parent[leaf] as usize;
+        self.nodes[leaf].replenished_in = self.round;
+        let p = self.nodes[leaf].parent as usize;
         self.ensure_quota(p);
-        let quota = self.weight[leaf] * self.fair_quota[p];
-        self.balance[leaf] += quota;
-        self.balance[p] -= quota;
+        let quota = i64::from(self.nodes[leaf].weight) * self.nodes[p].fair_quota;
+        self.nodes[leaf].balance += quota;
+        self.nodes[p].balance -= quota;
     }
 }
 
@@ -315,8 +358,9 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
     ) -> Enqueue<P> {
         let c = class.index();
         self.queues.push_back(c, pkt);
-        if !self.active[c] && !self.is_pending[c] {
-            self.is_pending[c] = true;
+        let n = &mut self.nodes[c];
+        if !n.active && !n.pending {
+            n.pending = true;
             self.pending.push(c as u32);
         }
         Enqueue::Queued
@@ -327,29 +371,38 @@ impl<P: Packet> Scheduler<P> for Hls<P> {
             return None;
         }
         loop {
-            if self.cursor >= self.order.len() {
+            if self.cursor == END {
                 self.start_round();
             }
-            let leaf = self.order[self.cursor] as usize;
-            if self.replenished_in[leaf] != self.round {
+            let leaf = self.cursor as usize;
+            if self.nodes[leaf].replenished_in != self.round {
                 self.replenish_leaf(leaf);
             }
             let Some(head) = self.queues.front(leaf) else {
+                self.cursor = self
+                    .order
+                    .next_after(&self.nodes, self.cursor)
+                    .unwrap_or(END);
                 self.deactivate(leaf);
-                self.cursor += 1;
                 continue;
             };
             let len = i64::from(head.wire_len());
-            if len > self.balance[leaf] {
-                self.cursor += 1;
+            if len > self.nodes[leaf].balance {
+                self.cursor = self
+                    .order
+                    .next_after(&self.nodes, self.cursor)
+                    .unwrap_or(END);
                 continue;
             }
             let pkt = self.queues.pop_front(leaf).expect("head exists");
-            self.balance[leaf] -= len;
-            self.balance[ROOT] += len;
+            self.nodes[leaf].balance -= len;
+            self.nodes[ROOT].balance += len;
             if self.queues.is_empty(leaf) {
+                self.cursor = self
+                    .order
+                    .next_after(&self.nodes, self.cursor)
+                    .unwrap_or(END);
                 self.deactivate(leaf);
-                self.cursor += 1;
             }
             return Some(Dequeued {
                 pkt,

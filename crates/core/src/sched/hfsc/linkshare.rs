@@ -294,7 +294,7 @@ impl Children {
     /// Puts the active child at `slot`, whose virtual time is now `vt` (new, or grown
     /// since it was last placed), in `fit` with that key, takes `vt` into `v_max`, and
     /// marks its key in `latest` stale.
-    #[inline]
+    #[inline(always)]
     fn place_fitting(&mut self, slot: u32, vt: u64) {
         self.mark_stale(slot);
         self.vmax = self.vmax.max(vt);

@@ -5,14 +5,17 @@
 //! Every backlogged leaf with an `rt` curve is in exactly one of two heaps:
 //!
 //! * `pending`, keyed by its eligible time `e`, while `e` was later than the last
-//!   instant it was looked at;
+//!   instant it was looked at (or it was the only eligible leaf then, below);
 //! * `ready`, keyed by its deadline `d`, once `e <= now` for some `now` already seen.
 //!
 //! Time only moves forward, so a leaf never moves back from `ready` to `pending` unless
 //! its `e` changes, which happens only when the real-time criterion serves it. At each
 //! selection the leaves of `pending` whose `e` has come are moved to `ready`: each move
 //! is paid for by the real-time service (or activation) that set `e`, so the cost is
-//! O(log n) amortised per packet.
+//! O(log n) amortised per packet. One exception saves the moves where they would be
+//! made on every packet (a leaf served at its own rate with no other eligible leaf, as
+//! a lone leaf always is): if `ready` is empty and a single leaf of `pending` is
+//! eligible, it is chosen where it is, and its service re-keys it in `pending`.
 //!
 //! All times are integer nanoseconds, all amounts bytes.
 
@@ -158,19 +161,27 @@ impl RealTime {
         let leaf = &mut leaves[c];
         debug_assert!(leaf.has_curve(), "served_by_rt: rt leaf");
         leaf.cumul += len;
-        // The leaf was selected, so it is in `ready`.
+        // The leaf was selected, so it is in `ready`, or in `pending` if it was the only
+        // eligible leaf and `ready` was empty (see `select`).
         let item = c as u32;
+        let in_pending = self.pending.contains(item);
         match next {
             Some(head) => {
                 let rt = curves.get(leaf.curve);
                 leaf.e = leaf.eligible_time(rt);
                 leaf.d = leaf.deadline(rt, head);
-                if leaf.e <= now {
+                if in_pending {
+                    // `e` only grows with `c_i`: a sift down, if any.
+                    self.pending.set_inlined(item, leaf.e);
+                } else if leaf.e <= now {
                     self.ready.set_inlined(item, leaf.d);
                 } else {
                     self.ready.remove(item);
                     self.pending.set_inlined(item, leaf.e);
                 }
+            }
+            None if in_pending => {
+                self.pending.remove(item);
             }
             None => {
                 self.ready.remove(item);
@@ -203,7 +214,23 @@ impl RealTime {
     }
 
     /// The eligible leaf with the smallest deadline at `now` (smaller class id on ties).
+    ///
+    /// When `ready` is empty and exactly one leaf of `pending` is eligible, that leaf is
+    /// the answer and stays in `pending`: [`RealTime::served_by_rt`] re-keys it there,
+    /// instead of a move to `ready` and, when its next eligible time has not come, back
+    /// (a leaf served at its own rate, alone or nearly, goes through both on every
+    /// packet).
+    #[inline]
     pub(super) fn select(&mut self, now: u64) -> Option<usize> {
+        if self.ready.is_empty() {
+            let (c, e) = self.pending.peek()?;
+            if e > now {
+                return None;
+            }
+            if self.pending.second_key().is_none_or(|second| second > now) {
+                return Some(c as usize);
+            }
+        }
         while let Some((c, e)) = self.pending.peek()
             && e <= now
         {
