@@ -224,6 +224,25 @@ pub fn source(s: &SourceConfig) -> String {
         SourceConfig::Poisson { rate, size: n } => {
             format!("Poisson, mean {rate}, {} packets", size(*n))
         }
+        SourceConfig::Pareto {
+            rate,
+            shape,
+            size: n,
+        } => format!(
+            "Pareto gaps (shape {shape}), mean {rate}, {} packets",
+            size(*n)
+        ),
+        SourceConfig::Population { each, swing } => {
+            let count = if swing.min == swing.max {
+                format!("{} members", swing.max)
+            } else {
+                format!(
+                    "{} to {} members on (a sine of period {})",
+                    swing.min, swing.max, swing.period
+                )
+            };
+            format!("population of {count}, each: {}", source(each))
+        }
         SourceConfig::PeriodicOnOff {
             burst,
             peak,
