@@ -9,6 +9,7 @@ use std::sync::Arc;
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::SchedulerConfig;
+use linkshare_core::sched::jobs::Constraints;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 
 /// Index of a node in [`SimConfig::nodes`].
@@ -513,6 +514,22 @@ pub struct MeasureConfig {
     /// they are dropped. The exact delay distributions of every class and flow are
     /// counted whatever the number of packets.
     pub max_delay_records: u64,
+    /// Service objectives to measure, whatever the scheduler runs the link (the
+    /// scenario's JoBS constraints, also under FIFO): the report checks each class's
+    /// waits, losses and throughput against them. Copied to
+    /// [`crate::result::LinkResult::objectives`].
+    pub objectives: Vec<Objective>,
+}
+
+/// The objectives of one class of one link (see [`MeasureConfig::objectives`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Objective {
+    /// The link.
+    pub link: LinkId,
+    /// A leaf of its tree.
+    pub class: ClassId,
+    /// Delay and loss bounds, a throughput bound, ratios to the next leaf.
+    pub constraints: Constraints,
 }
 
 impl Default for MeasureConfig {
@@ -520,6 +537,7 @@ impl Default for MeasureConfig {
         MeasureConfig {
             window: Duration::from_millis(200),
             max_delay_records: 10_000_000,
+            objectives: Vec::new(),
         }
     }
 }

@@ -121,8 +121,10 @@ fn link_result(
     delay_log: DelayLog,
 ) -> LinkResult {
     let tree = &link.tree;
+    let service = link.meter.take_service();
     let qdisc = link.port.qdisc();
     let mut delays = link.meter.delays();
+    let mut waits = link.meter.waits();
     let mut counters: Vec<Counters> = tree
         .classes()
         .iter()
@@ -142,6 +144,7 @@ fn link_result(
     // An interior class's distribution: every bin of the leaves below it, merged in one
     // sort (merging leaf by leaf would cost leaves × bins for the root).
     let mut below: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); tree.len()];
+    let mut waits_below: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); tree.len()];
     for &leaf in tree.leaves() {
         for ancestor in tree.ancestors(leaf) {
             let (a, l) = (ancestor.index(), leaf.index());
@@ -150,11 +153,17 @@ fn link_result(
             let leaf_delivered = delivered[l];
             add_count(&mut delivered[a], leaf_delivered);
             below[a].extend_from_slice(delays[l].bins());
+            waits_below[a].extend_from_slice(waits[l].bins());
         }
     }
     for (a, mut bins) in below.into_iter().enumerate() {
         if !bins.is_empty() {
             delays[a] = DelayHistogram::from_unsorted_bins(&mut bins);
+        }
+    }
+    for (a, mut bins) in waits_below.into_iter().enumerate() {
+        if !bins.is_empty() {
+            waits[a] = DelayHistogram::from_unsorted_bins(&mut bins);
         }
     }
     let classes = tree
@@ -163,17 +172,22 @@ fn link_result(
         .zip(counters)
         .zip(delivered)
         .zip(delays)
-        .map(|(((class, counters), delivered), delays)| ClassResult {
-            id: class.id,
-            name: class.name().to_owned(),
-            parent: class.parent,
-            is_leaf: class.is_leaf(),
-            counters,
-            delivered,
-            mean_rate_bps: rate_bps(delivered, duration),
-            delay: delays.stats(),
-            delays,
-        })
+        .zip(waits)
+        .map(
+            |((((class, counters), delivered), delays), waits)| ClassResult {
+                id: class.id,
+                name: class.name().to_owned(),
+                parent: class.parent,
+                is_leaf: class.is_leaf(),
+                counters,
+                delivered,
+                mean_rate_bps: rate_bps(delivered, duration),
+                delay: delays.stats(),
+                delays,
+                wait: waits.stats(),
+                waits,
+            },
+        )
         .collect();
     let (throughput, backlog) = link.meter.series();
     LinkResult {
@@ -199,6 +213,8 @@ fn link_result(
             })
             .collect(),
         discipline_counters: qdisc.scheduler().discipline_counters(),
+        service,
+        objectives: link.objectives.clone(),
     }
 }
 
