@@ -21,6 +21,7 @@ use super::problem::did_you_mean;
 use super::reader::{Ctx, Sp, Span, Table, Value};
 use class::read_class;
 use flow::read_flow;
+pub(crate) use settings::JOBS_CLASS_KEYS;
 pub use shaper::PacingMode;
 pub(crate) use shaper::{FilterDef, ShaperDef};
 pub(crate) use tcp::{TcpDef, WindowDef};
@@ -50,6 +51,7 @@ const LINK_KEYS: &[&str] = &[
     "best_effort",
     "reverse",
     "htb",
+    "jobs",
 ];
 
 /// Keys of the single-link form's `[link] reverse`.
@@ -68,6 +70,7 @@ const LINKS_KEYS: &[&str] = &[
     "best_effort",
     "class",
     "htb",
+    "jobs",
 ];
 
 /// Keys of a buffer table.
@@ -174,6 +177,8 @@ pub(crate) struct ClassDef {
     /// `limit = "none"`: an unbounded queue, spelled out (a leaf without `limit` gets
     /// [`linkshare_core::hierarchy::DEFAULT_LEAF_LIMIT`]).
     pub(crate) unlimited: bool,
+    /// The JoBS constraints written in the class (kept in the link's JoBS settings).
+    pub(crate) jobs: linkshare_core::sched::jobs::Constraints,
 }
 
 /// A flow.
@@ -602,7 +607,7 @@ fn read_link(
     let best_effort = t
         .get("best_effort")
         .and_then(|v| best_effort::read(ctx, &t.field("best_effort"), v));
-    let classes = classes
+    let classes: Vec<ClassDef> = classes
         .iter()
         .enumerate()
         .filter_map(|(i, v)| read_class(ctx, &format!("{class_path}[{i}]"), v))
@@ -611,7 +616,8 @@ fn read_link(
         .get("reverse")
         .filter(|_| !named)
         .and_then(|v| read_reverse(ctx, &t.field("reverse"), v));
-    let settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
+    let mut settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
+    settings::jobs_classes(&mut settings, &classes);
     Some(LinkDef {
         path: path.to_owned(),
         span: t.span.clone(),
