@@ -32,6 +32,7 @@ pub mod outputs;
 pub mod plots;
 pub mod quality;
 pub mod reference;
+pub mod service;
 pub mod spill;
 pub mod summary;
 pub mod svg;

@@ -33,6 +33,11 @@ pub enum Output {
     Backlog,
     /// `drops.csv`.
     Drops,
+    /// `service.csv`: arrivals, drops, waits and throughput per leaf and window.
+    Service,
+    /// `ratios.csv`: the delay and loss ratios achieved between consecutive leaves with
+    /// a ratio objective (written only when some leaf has one).
+    Ratios,
     /// `flows.csv`.
     Flows,
     /// `bursts.csv`.
@@ -45,7 +50,7 @@ pub enum Output {
 
 impl Output {
     /// Every output, in the order they are listed.
-    pub const ALL: [Output; 11] = [
+    pub const ALL: [Output; 13] = [
         Output::Summary,
         Output::Throughput,
         Output::FlowThroughput,
@@ -53,6 +58,8 @@ impl Output {
         Output::DelayHistogram,
         Output::Backlog,
         Output::Drops,
+        Output::Service,
+        Output::Ratios,
         Output::Flows,
         Output::Bursts,
         Output::TcpTrace,
@@ -69,6 +76,8 @@ impl Output {
             Output::DelayHistogram => "delay-histogram",
             Output::Backlog => "backlog",
             Output::Drops => "drops",
+            Output::Service => "service",
+            Output::Ratios => "ratios",
             Output::Flows => "flows",
             Output::Bursts => "bursts",
             Output::TcpTrace => "tcp-trace",
