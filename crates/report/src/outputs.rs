@@ -44,7 +44,9 @@ pub enum Output {
     Bursts,
     /// `tcp_trace.csv` and `tcp_cwnd.svg` (when a TCP flow is traced).
     TcpTrace,
-    /// `throughput.svg`, `delay_cdf.svg`, `backlog.svg`.
+    /// `throughput.svg`, `delay_cdf.svg`, `backlog.svg`; with objectives `wait.svg`,
+    /// `loss.svg`, and with ratio objectives `delay_ratios.svg`, `loss_ratios.svg`
+    /// ([`crate::service_plots`]).
     Plots,
 }
 

@@ -389,7 +389,7 @@ pub fn write_ratios(w: &mut dyn Write, result: &RunResult, labels: &Labels<'_>) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use linkshare_core::buffer::{BufferConfig, Overflow};
     use linkshare_core::hierarchy::{ClassTree, Limit};
@@ -410,7 +410,7 @@ mod tests {
     /// Two leaves through FIFO at 8 Mbit/s with a 10-packet buffer, leaf 0 sending CBR
     /// 4 Mbit/s and leaf 1 8 Mbit/s (1.5 times the link) for 0.9 s of a 1 s run (the
     /// queue drains before the end), 100 ms windows; leaf 0 carries every objective.
-    fn overloaded(objectives: Constraints) -> RunResult {
+    pub(crate) fn overloaded(objectives: Constraints) -> RunResult {
         let rate = Rate::from_mbit(LINK_MBIT);
         let tree = Arc::new(ClassTree::flat(rate, 2));
         let duration = Duration::from_secs(1);
@@ -467,7 +467,7 @@ mod tests {
         Simulator::new(&config).unwrap().run()
     }
 
-    fn every_objective() -> Constraints {
+    pub(crate) fn every_objective() -> Constraints {
         Constraints {
             delay_bound: Some(Duration::from_millis(5)),
             loss_bound: Some(Fraction::from_percent(1)),
