@@ -545,7 +545,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         ("class-1 loss rate, %", "<= 1", |b| b.c1_loss * 100.0, 3),
         (
             "class-1 windows with loss <= 1 %, %",
-            "(busy periods)",
+            "n/a (bound per busy period)",
             |b| b.c1_loss_windows * 100.0,
             1,
         ),
