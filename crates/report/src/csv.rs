@@ -10,6 +10,7 @@
 //! | `delay_histogram.csv` | `class,delay_s,count` (instead of `delay.csv` for big runs, see [`crate::outputs`]) |
 //! | `backlog.csv` | `window_start_s,window_end_s,class,max_backlog_bytes` |
 //! | `drops.csv` | `class,reason,packets,bytes` |
+//! | `service.csv`, `ratios.csv` | see [`crate::service`] |
 //!
 //! Rows go link by link (in scenario order), and within a link in the order the
 //! simulator reports them: windows in time order then classes in id order; delay records
@@ -27,8 +28,8 @@ use linkshare_core::sched::DropReason;
 use linkshare_sim::result::{RunResult, WindowSample};
 
 use super::{Labels, Written, dur_secs, ratio3, remove_stale, secs};
-use crate::WriteError;
 use crate::outputs::{DelayFile, Output, Outputs};
+use crate::{WriteError, service};
 
 /// Header of `throughput.csv`.
 pub const THROUGHPUT_HEADER: &str = "window_start_s,window_end_s,class,bytes,rate_bps";
@@ -81,6 +82,20 @@ pub fn write_all(
     }
     if outputs.contains(Output::Drops) {
         written.stream(dir, "drops.csv", |w| drops(w, result, &labels))?;
+    }
+    if outputs.contains(Output::Service) {
+        written.stream(dir, "service.csv", |w| {
+            service::write_service(w, result, &labels)
+        })?;
+    }
+    if outputs.contains(Output::Ratios) {
+        if service::pairs(result).is_empty() {
+            remove_stale(dir, "ratios.csv")?;
+        } else {
+            written.stream(dir, "ratios.csv", |w| {
+                service::write_ratios(w, result, &labels)
+            })?;
+        }
     }
     Ok(())
 }

@@ -32,6 +32,8 @@ pub mod outputs;
 pub mod plots;
 pub mod quality;
 pub mod reference;
+pub mod service;
+pub mod service_plots;
 pub mod spill;
 pub mod summary;
 pub mod svg;
@@ -321,6 +323,9 @@ pub fn write_run_with(
                 .render()
                 .as_bytes(),
         )?;
+        for (name, chart) in service_plots::charts(&title, result) {
+            written.write(dir, &name, chart.render().as_bytes())?;
+        }
     }
     Ok(written)
 }

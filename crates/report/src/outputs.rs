@@ -33,19 +33,26 @@ pub enum Output {
     Backlog,
     /// `drops.csv`.
     Drops,
+    /// `service.csv`: arrivals, drops, waits and throughput per leaf and window.
+    Service,
+    /// `ratios.csv`: the delay and loss ratios achieved between consecutive leaves with
+    /// a ratio objective (written only when some leaf has one).
+    Ratios,
     /// `flows.csv`.
     Flows,
     /// `bursts.csv`.
     Bursts,
     /// `tcp_trace.csv` and `tcp_cwnd.svg` (when a TCP flow is traced).
     TcpTrace,
-    /// `throughput.svg`, `delay_cdf.svg`, `backlog.svg`.
+    /// `throughput.svg`, `delay_cdf.svg`, `backlog.svg`; with objectives `wait.svg`,
+    /// `loss.svg`, and with ratio objectives `delay_ratios.svg`, `loss_ratios.svg`
+    /// ([`crate::service_plots`]).
     Plots,
 }
 
 impl Output {
     /// Every output, in the order they are listed.
-    pub const ALL: [Output; 11] = [
+    pub const ALL: [Output; 13] = [
         Output::Summary,
         Output::Throughput,
         Output::FlowThroughput,
@@ -53,6 +60,8 @@ impl Output {
         Output::DelayHistogram,
         Output::Backlog,
         Output::Drops,
+        Output::Service,
+        Output::Ratios,
         Output::Flows,
         Output::Bursts,
         Output::TcpTrace,
@@ -69,6 +78,8 @@ impl Output {
             Output::DelayHistogram => "delay-histogram",
             Output::Backlog => "backlog",
             Output::Drops => "drops",
+            Output::Service => "service",
+            Output::Ratios => "ratios",
             Output::Flows => "flows",
             Output::Bursts => "bursts",
             Output::TcpTrace => "tcp-trace",

@@ -15,10 +15,11 @@
 //! * per flow: `sent = delivered + dropped + queued_at_end + in_transmission_at_end +
 //!   propagating_at_end`, and the same for its acknowledgements (`transport.acks_*`).
 
+use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::DropReason;
 use linkshare_core::stats::Counters;
 use linkshare_sim::config::{FlowId, SimConfig};
-use linkshare_sim::result::{DelayStats, FlowResult, RunResult};
+use linkshare_sim::result::{DelayStats, FlowResult, LinkResult, RunResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use linkshare_sim::memory::human_bytes;
@@ -28,6 +29,7 @@ use super::flows::Activity;
 use super::quality::{self, LinkSharing};
 use crate::WriteError;
 use crate::outputs::Outputs;
+use crate::service;
 
 /// The whole summary.
 #[derive(Debug, serde::Serialize)]
@@ -121,6 +123,83 @@ pub struct LinkSummary {
     /// has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_flow: Vec<PerFlowSummary>,
+    /// The discipline's own counters about the link as a whole (JoBS: `busy_periods`);
+    /// left out when it has none.
+    #[serde(skip_serializing_if = "SchedulerCounters::is_empty")]
+    pub scheduler_counters: SchedulerCounters,
+    /// The delay and loss ratios achieved between consecutive leaves whose first has a
+    /// ratio objective (left out when none has).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ratios: Vec<RatioSummary>,
+}
+
+/// A discipline's own counters, by name, in the order it reports them.
+#[derive(Debug, Default)]
+pub struct SchedulerCounters(pub Vec<(&'static str, u64)>);
+
+impl SchedulerCounters {
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for SchedulerCounters {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// The ratios two consecutive leaves achieved (see [`crate::service`]): waits are
+/// arrival to the start of transmission, loss rates bytes dropped over bytes arrived.
+#[derive(Debug, serde::Serialize)]
+pub struct RatioSummary {
+    /// The first leaf (the better served).
+    pub class: String,
+    /// The next leaf.
+    pub next: String,
+    /// The delay ratio objective (the next leaf's wait over the first's), if any.
+    pub delay_ratio_target: Option<f64>,
+    /// Mean wait of the next over the first's, over the run.
+    pub delay_ratio: Option<f64>,
+    /// The median of the per-window delay ratios.
+    pub delay_ratio_median: Option<f64>,
+    /// The windows in which the delay ratio is defined (both started packets).
+    pub delay_ratio_windows: usize,
+    /// The loss ratio objective, if any.
+    pub loss_ratio_target: Option<f64>,
+    /// Loss rate of the next over the first's, over the run.
+    pub loss_ratio: Option<f64>,
+    /// The median of the per-window loss ratios.
+    pub loss_ratio_median: Option<f64>,
+    /// The windows in which the loss ratio is defined (the first lost some).
+    pub loss_ratio_windows: usize,
+}
+
+/// A class's objectives and how it met them over the run (see [`crate::service`]).
+#[derive(Debug, serde::Serialize)]
+pub struct ObjectivesSummary {
+    /// Delay bound on the wait, seconds.
+    pub delay_bound_s: Option<f64>,
+    /// Fraction of the packets sent whose wait was at most the bound.
+    pub within_delay_bound: Option<f64>,
+    /// Loss-rate bound.
+    pub loss_bound: Option<f64>,
+    /// Fraction of the windows with arrivals whose loss rate was at most the bound.
+    pub windows_within_loss_bound: Option<f64>,
+    /// Throughput bound, bit/s.
+    pub min_rate_bps: Option<u64>,
+    /// Fraction of the windows in which the class offered at least the bound whose
+    /// throughput was at least the bound.
+    pub windows_at_min_rate: Option<f64>,
+    /// Delay ratio objective to the next leaf.
+    pub delay_ratio: Option<f64>,
+    /// Loss ratio objective to the next leaf.
+    pub loss_ratio: Option<f64>,
 }
 
 /// One per-flow template of a link: its pool of instances over the run.
@@ -181,6 +260,19 @@ pub struct ClassSummary {
     pub mean_rate_bps: f64,
     /// Delay at this port (arrival to last bit sent), seconds.
     pub delay_s: DelaySummary,
+    /// Wait at this port (arrival to the start of transmission: the queueing delay,
+    /// JoBS's delay), seconds.
+    pub wait_s: DelaySummary,
+    /// Bytes dropped over bytes arrived (`null` when nothing arrived).
+    pub loss_rate: Option<f64>,
+    /// The class's objectives (the scenario's JoBS constraints) and how it met them;
+    /// left out when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objectives: Option<ObjectivesSummary>,
+    /// The discipline's own counters about the class (JoBS: its rate, loss rate and
+    /// relaxations); left out when it has none.
+    #[serde(skip_serializing_if = "SchedulerCounters::is_empty")]
+    pub scheduler_counters: SchedulerCounters,
 }
 
 /// Drops per reason, keyed by [`DropReason::as_str`] in [`DropReason::ALL`] order.
@@ -362,8 +454,9 @@ impl Summary {
         let links = result
             .links
             .iter()
+            .enumerate()
             .zip(quality::link_sharing(config, result))
-            .map(|(l, link_sharing)| {
+            .map(|((i, l), link_sharing)| {
                 let (delivered, dropped) = (l.delivered(), l.total.dropped_total());
                 LinkSummary {
                     name: l.name.clone(),
@@ -393,6 +486,26 @@ impl Summary {
                             flows_retired: p.stats.retired,
                             shared_packets: p.stats.shared_packets,
                             peak_busy: p.stats.peak_busy,
+                        })
+                        .collect(),
+                    scheduler_counters: counters_of(l, None),
+                    ratios: service::pairs(result)
+                        .iter()
+                        .filter(|p| p.link == i)
+                        .map(|p| {
+                            let a = service::pair_summary(result, p);
+                            RatioSummary {
+                                class: labels.class(i, p.class),
+                                next: labels.class(i, p.next),
+                                delay_ratio_target: p.delay_target,
+                                delay_ratio: a.delay,
+                                delay_ratio_median: a.delay_median,
+                                delay_ratio_windows: a.delay_windows,
+                                loss_ratio_target: p.loss_target,
+                                loss_ratio: a.loss,
+                                loss_ratio_median: a.loss_median,
+                                loss_ratio_windows: a.loss_windows,
+                            }
                         })
                         .collect(),
                 }
@@ -425,6 +538,23 @@ impl Summary {
                         bytes_in_transmission_at_end: c.in_transmission.bytes,
                         mean_rate_bps: c.mean_rate_bps,
                         delay_s: (&c.delay).into(),
+                        wait_s: (&c.wait).into(),
+                        loss_rate: (c.counters.arrived.bytes > 0)
+                            .then(|| dropped.bytes as f64 / c.counters.arrived.bytes as f64),
+                        objectives: service::objective(l, c.id).map(|o| {
+                            let m = service::compliance(result, l, c, o);
+                            ObjectivesSummary {
+                                delay_bound_s: o.delay_bound.map(|d| d.as_secs_f64()),
+                                within_delay_bound: m.within_delay_bound,
+                                loss_bound: o.loss_bound.map(|f| f.as_f64()),
+                                windows_within_loss_bound: m.windows_within_loss_bound,
+                                min_rate_bps: o.min_rate.map(|r| r.bps()),
+                                windows_at_min_rate: m.windows_at_min_rate,
+                                delay_ratio: o.delay_ratio.map(|r| r.as_f64()),
+                                loss_ratio: o.loss_ratio.map(|r| r.as_f64()),
+                            }
+                        }),
+                        scheduler_counters: counters_of(l, Some(c.id)),
                     }
                 })
             })
@@ -494,6 +624,17 @@ pub fn to_json(value: &impl Serialize) -> Result<String, WriteError> {
     })?;
     s.push('\n');
     Ok(s)
+}
+
+/// The discipline's counters of `link` about `class` (`None`: the link as a whole).
+fn counters_of(link: &LinkResult, class: Option<ClassId>) -> SchedulerCounters {
+    SchedulerCounters(
+        link.discipline_counters
+            .iter()
+            .filter(|c| c.class == class)
+            .map(|c| (c.name, c.value))
+            .collect(),
+    )
 }
 
 /// Packets dropped per reason, on arrival or later.

@@ -34,6 +34,7 @@ mod fsc_table1;
 mod fsc_www;
 mod hfsc;
 mod hls;
+mod jobs;
 pub mod runner;
 pub mod sweep;
 pub mod tcp;
@@ -200,6 +201,16 @@ pub const ALL: &[Repro] = &[
         name: "fsc-www",
         about: "FSC paper Figs. 13, 14: web transfers per group against BPR and PBS",
         run: fsc_www::www,
+    },
+    Repro {
+        name: "jobs-exp1",
+        about: "JoBS paper Figs. 4, 5: delay ratio 4, loss ratio 2 under 300-550 Pareto sources",
+        run: jobs::exp1,
+    },
+    Repro {
+        name: "jobs-exp2",
+        about: "JoBS paper Figs. 6-9, Tables 1, 2: two bottlenecks, TCP and UDP, jobs vs fifo, prio, drr",
+        run: jobs::exp2,
     },
     Repro {
         name: "tcp-fairness",

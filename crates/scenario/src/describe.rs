@@ -8,7 +8,10 @@ use linkshare_core::hierarchy::{Class, ClassId, ClassTree, DEFAULT_LEAF_LIMIT, L
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::{Hop, Schedule, SourceConfig, TcpConfig, TcpVariant, Transport};
 
-use crate::Scenario;
+use linkshare_core::sched::SchedulerConfig;
+use linkshare_core::sched::jobs::{Buffer, Constraints, Mode};
+
+use crate::{JobsSettings, Scenario};
 
 /// The description, several lines, ending with a newline.
 pub fn describe(s: &Scenario) -> String {
@@ -25,11 +28,15 @@ pub fn describe(s: &Scenario) -> String {
         "  duration {}, seed {}, window {}",
         c.duration, c.seed, c.measure.window
     );
-    for link in &c.links {
+    let mut qdisc_limits = false;
+    for (i, link) in c.links.iter().enumerate() {
         let node = |i: u32| c.nodes.get(i as usize).map_or("?", |n| n.name.as_str());
-        let buffer = match link.buffer.shared {
-            None => "no shared limit".to_owned(),
-            Some(l) => {
+        let own = own_buffer(&link.scheduler);
+        qdisc_limits |= own.is_none();
+        let buffer = match (&own, link.buffer.shared) {
+            (Some(own), _) => own.clone(),
+            (None, None) => "no shared limit".to_owned(),
+            (None, Some(l)) => {
                 format!("shared limit {}, {}", limit(l), link.buffer.overflow.name())
             }
         };
@@ -44,14 +51,23 @@ pub fn describe(s: &Scenario) -> String {
             link.overhead,
             link.scheduler.kind()
         );
-        out.push_str(&class_tree(&link.classes));
+        out.push_str(&tree_lines(&link.classes, own.is_none()));
+        if let Some(notes) = s.link_notes.get(i) {
+            out.push_str(&jobs_lines(
+                &notes.settings.jobs,
+                &link.classes,
+                &link.scheduler,
+            ));
+        }
     }
-    let _ = writeln!(
-        out,
-        "\nA leaf without `limit` queues at most {} (tc's default); `limit = \"none\"` \
-         makes its queue unbounded.",
-        limit(DEFAULT_LEAF_LIMIT)
-    );
+    if qdisc_limits {
+        let _ = writeln!(
+            out,
+            "\nA leaf without `limit` queues at most {} (tc's default); `limit = \"none\"` \
+             makes its queue unbounded.",
+            limit(DEFAULT_LEAF_LIMIT)
+        );
+    }
     let _ = writeln!(out, "\nflows:");
     // The single-link form's acknowledgement link does not make it a topology.
     let multi = s.link_notes.iter().filter(|n| !n.ack_path).count() > 1;
@@ -94,8 +110,128 @@ pub fn describe(s: &Scenario) -> String {
 /// A class tree drawn as a tree, one class per line with its parameters, indented by
 /// two spaces.
 pub fn class_tree(t: &ClassTree) -> String {
+    tree_lines(t, true)
+}
+
+/// The buffer of a discipline that keeps its own ([`Scheduler::owns_buffer`]: the
+/// qdisc's limits do not apply), described; `None` for the others.
+///
+/// [`Scheduler::owns_buffer`]: linkshare_core::sched::Scheduler::owns_buffer
+fn own_buffer(config: &SchedulerConfig) -> Option<String> {
+    let (name, what) = match config {
+        SchedulerConfig::Jobs(j) => (
+            "jobs",
+            match j.buffer {
+                Buffer::Shared { packets } => format!(
+                    "{packets} packets shared by the classes, the victim of a full buffer \
+                     chosen by the loss bounds and ratios"
+                ),
+                Buffer::Separate { packets } => {
+                    format!("{packets} packets per class, the arrival dropped when full")
+                }
+            },
+        ),
+        SchedulerConfig::Keshav(k) => (
+            "keshav",
+            format!(
+                "{} shared by the classes, the largest bid dropped when full",
+                limit(k.limit)
+            ),
+        ),
+        _ => return None,
+    };
+    Some(format!(
+        "{name}'s own, {what} (the classes' limits and the link's buffer do not apply)"
+    ))
+}
+
+/// JoBS's settings of a link, one line each, when the file gives any: the controller
+/// and the constraints when JoBS runs the link; else the constraints, said to be unused
+/// by the scheduler and measured as objectives.
+fn jobs_lines(jobs: &JobsSettings, t: &ClassTree, scheduler: &SchedulerConfig) -> String {
+    let mut out = String::new();
+    let classes: Vec<String> = t
+        .leaves()
+        .iter()
+        .filter_map(|&id| {
+            let name = t.get(id).name();
+            let c = jobs.config.classes.get(name)?;
+            Some(format!("`{name}` {}", constraints(c)))
+        })
+        .collect();
+    match scheduler {
+        SchedulerConfig::Jobs(j) => {
+            let mode = match j.mode {
+                Mode::Paper { gain } => format!("paper mode (gain factor {gain})"),
+                Mode::Reference(bugs) => {
+                    let mut kept = Vec::new();
+                    if bugs.global_drop_stop {
+                        kept.push("global_drop_stop");
+                    }
+                    if bugs.first_class_without_donor {
+                        kept.push("first_class_without_donor");
+                    }
+                    if kept.is_empty() {
+                        "reference mode (ALTQ's decisions, its bugs fixed)".to_owned()
+                    } else {
+                        format!(
+                            "reference mode (ALTQ's decisions, keeping {})",
+                            kept.join(", ")
+                        )
+                    }
+                }
+            };
+            let sampling = match j.sampling.get() {
+                1 => "at every arrival".to_owned(),
+                n => format!("every {n} arrivals"),
+            };
+            let _ = writeln!(out, "  jobs: {mode}, ratio loop {sampling}");
+            for c in classes {
+                let _ = writeln!(out, "    {c}");
+            }
+        }
+        _ if jobs.is_given() => {
+            let _ = writeln!(
+                out,
+                "  jobs settings are not used by scheduler `{}`; the classes' bounds and \
+                 ratios below are measured as objectives",
+                scheduler.kind()
+            );
+            for c in classes {
+                let _ = writeln!(out, "    {c}");
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// A class's JoBS constraints in one line.
+fn constraints(c: &Constraints) -> String {
+    let mut p: Vec<String> = Vec::new();
+    if let Some(d) = c.delay_bound {
+        p.push(format!("delay bound {d}"));
+    }
+    if let Some(l) = c.loss_bound {
+        p.push(format!("loss bound {l}"));
+    }
+    if let Some(r) = c.min_rate {
+        p.push(format!("throughput bound {r}"));
+    }
+    if let Some(k) = c.delay_ratio {
+        p.push(format!("delay ratio {k} to the next"));
+    }
+    if let Some(k) = c.loss_ratio {
+        p.push(format!("loss ratio {k} to the next"));
+    }
+    p.join(", ")
+}
+
+/// [`class_tree`], with the classes' queue limits or without them (`limits`: whether
+/// the qdisc applies them).
+fn tree_lines(t: &ClassTree, limits: bool) -> String {
     let mut lines = Vec::new();
-    tree(&mut lines, t, ClassId::ROOT, "  ", "");
+    tree(&mut lines, t, ClassId::ROOT, "  ", "", limits);
     let width = lines
         .iter()
         .map(|(l, _)| l.chars().count())
@@ -137,10 +273,20 @@ fn tcp(t: &TcpConfig) -> String {
 }
 
 /// The lines of the subtree of `id` as (tree drawing and name, parameters): `lead`
-/// before every line, `branch` before this class.
-fn tree(out: &mut Vec<(String, String)>, t: &ClassTree, id: ClassId, lead: &str, branch: &str) {
+/// before every line, `branch` before this class; queue limits shown if `limits`.
+fn tree(
+    out: &mut Vec<(String, String)>,
+    t: &ClassTree,
+    id: ClassId,
+    lead: &str,
+    branch: &str,
+    limits: bool,
+) {
     let class = t.get(id);
-    out.push((format!("{lead}{branch}{}", class.name()), params(class)));
+    out.push((
+        format!("{lead}{branch}{}", class.name()),
+        params(class, limits),
+    ));
     let child_lead = match branch {
         "" => lead.to_owned(),
         "├── " => format!("{lead}│   "),
@@ -153,12 +299,13 @@ fn tree(out: &mut Vec<(String, String)>, t: &ClassTree, id: ClassId, lead: &str,
         } else {
             "├── "
         };
-        tree(out, t, child, &child_lead, b);
+        tree(out, t, child, &child_lead, b, limits);
     }
 }
 
-/// The parameters written for a class (the root shows none: the link line has them).
-fn params(c: &Class) -> String {
+/// The parameters written for a class (the root shows none: the link line has them);
+/// its queue limit if `limits`.
+fn params(c: &Class, limits: bool) -> String {
     if c.parent.is_none() {
         return String::new();
     }
@@ -191,6 +338,7 @@ fn params(c: &Class) -> String {
         }
     }
     match s.limit {
+        _ if !limits => {}
         Some(l) => p.push(format!("limit {}", limit(l))),
         None if c.is_leaf() => p.push("limit none (unbounded)".to_owned()),
         None => {}
@@ -223,6 +371,25 @@ pub fn source(s: &SourceConfig) -> String {
         SourceConfig::Cbr { rate, size: n } => format!("CBR {rate}, {} packets", size(*n)),
         SourceConfig::Poisson { rate, size: n } => {
             format!("Poisson, mean {rate}, {} packets", size(*n))
+        }
+        SourceConfig::Pareto {
+            rate,
+            shape,
+            size: n,
+        } => format!(
+            "Pareto gaps (shape {shape}), mean {rate}, {} packets",
+            size(*n)
+        ),
+        SourceConfig::Population { each, swing } => {
+            let count = if swing.min == swing.max {
+                format!("{} members", swing.max)
+            } else {
+                format!(
+                    "{} to {} members on (a sine of period {})",
+                    swing.min, swing.max, swing.period
+                )
+            };
+            format!("population of {count}, each: {}", source(each))
         }
         SourceConfig::PeriodicOnOff {
             burst,

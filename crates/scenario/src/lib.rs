@@ -168,6 +168,8 @@ impl Source {
 pub struct DisciplineSettings {
     /// `[link.htb]`: `r2q`, `hz`, `mtu` (tc's defaults when not given).
     pub htb: linkshare_core::sched::htb::HtbParams,
+    /// `[link.jobs]` and the JoBS constraints written in the link's classes.
+    pub jobs: JobsSettings,
 }
 
 impl DisciplineSettings {
@@ -175,8 +177,36 @@ impl DisciplineSettings {
     pub fn config(&self, kind: SchedulerKind) -> SchedulerConfig {
         match kind {
             SchedulerKind::Htb => SchedulerConfig::Htb(self.htb),
+            SchedulerKind::Jobs => SchedulerConfig::Jobs(self.jobs.config.clone()),
             k => k.into(),
         }
+    }
+}
+
+/// JoBS's settings of a link: `[link.jobs]` (mode, gain, buffer, sampling, ALTQ's bug
+/// flags) and the constraints written in its `[[class]]` tables (`delay_bound`,
+/// `loss_bound`, `min_rate`, `delay_ratio`, `loss_ratio`), kept with where the link's
+/// keys were written. The class keys' positions are in the classes'
+/// [`ClassSpec::field_origins`](linkshare_core::hierarchy::ClassSpec::field_origins).
+/// The constraints are also the objectives the outputs measure, whichever scheduler
+/// runs the link.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobsSettings {
+    /// The settings JoBS is built with when it runs the link.
+    pub config: linkshare_core::sched::jobs::JobsConfig,
+    /// Where each key of `[link.jobs]` was written.
+    pub origins: Vec<(&'static str, linkshare_core::hierarchy::Origin)>,
+}
+
+impl JobsSettings {
+    /// Whether the file gave JoBS any setting for this link.
+    pub fn is_given(&self) -> bool {
+        !self.origins.is_empty() || !self.config.classes.is_empty()
+    }
+
+    /// Where `[link.jobs]`'s `key` was written.
+    pub fn origin_of(&self, key: &str) -> Option<&linkshare_core::hierarchy::Origin> {
+        self.origins.iter().find(|(k, _)| *k == key).map(|(_, o)| o)
     }
 }
 

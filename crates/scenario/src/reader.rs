@@ -282,6 +282,45 @@ impl Ctx<'_> {
         }
     }
 
+    /// An exact unitless value (a fraction, a ratio) written as a number (`0.01`, `2`)
+    /// or a string (`"1%"`, `"1.5"`): the text as written is parsed by
+    /// `linkshare_core::units`, so no float rounding happens.
+    pub(crate) fn exact<T: FromStr>(
+        &mut self,
+        path: &str,
+        v: &Value<'_>,
+        what: &str,
+        example: &str,
+    ) -> Option<Sp<T>>
+    where
+        T::Err: std::fmt::Display,
+    {
+        let text: &str = match v.get_ref() {
+            DeValue::String(s) => s,
+            DeValue::Integer(i) if i.radix() == 10 => i.as_str(),
+            DeValue::Float(f) => f.as_str(),
+            _ => {
+                self.wrong_type(path, v, what, example);
+                return None;
+            }
+        };
+        match text.parse::<T>() {
+            Ok(value) => Some(Sp {
+                value,
+                span: v.span(),
+            }),
+            Err(e) => {
+                self.report(
+                    &v.span(),
+                    path,
+                    e.to_string(),
+                    format!("write it as {example}"),
+                );
+                None
+            }
+        }
+    }
+
     /// An array.
     pub(crate) fn array<'t, 'i>(
         &mut self,
@@ -403,6 +442,20 @@ impl<'t, 'i> Table<'t, 'i> {
         T::Err: std::fmt::Display,
     {
         ctx.quantity(&self.field(key), self.get(key)?, what, example)
+    }
+
+    /// `key` as an exact unitless value (see [`Ctx::exact`]).
+    pub(crate) fn exact<T: FromStr>(
+        &self,
+        ctx: &mut Ctx<'_>,
+        key: &str,
+        what: &str,
+        example: &str,
+    ) -> Option<Sp<T>>
+    where
+        T::Err: std::fmt::Display,
+    {
+        ctx.exact(&self.field(key), self.get(key)?, what, example)
     }
 
     /// `key` as an integer in `min..=max`.

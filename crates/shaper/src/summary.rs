@@ -4,9 +4,9 @@
 //!
 //! What differs from a simulated run: `packets_delivered` counts frames handed to the
 //! kernel on `out` (the qdisc's dequeued frames), so nothing is counted in transmission
-//! or propagating; `duration_s` is the time since the
-//! shaper started; `delay_s` is the time from a frame's arrival on `in` to the start of
-//! its transmission on `out`, from a histogram (each value at its bucket's upper bound,
+//! or propagating; `duration_s` is the time since the shaper started; `delay_s` (and
+//! `wait_s`, the same) is the time from a frame's arrival on `in` to the start of its
+//! transmission on `out`, from a histogram (each value at its bucket's upper bound,
 //! a quarter of a power of two); `flows` is empty (the shaper sees frames, not flows);
 //! `link_sharing.status` is `"unavailable"` (no per-packet records are kept). Classes
 //! removed by a reload are not listed (their final counters are in the metrics, with
@@ -14,7 +14,7 @@
 
 use linkshare_report::quality::LinkSharing;
 use linkshare_report::summary::{
-    ClassSummary, DelaySummary, LinkSummary, Summary, drops_by_reason,
+    ClassSummary, DelaySummary, LinkSummary, SchedulerCounters, Summary, drops_by_reason,
 };
 use linkshare_report::table::{TextTable, append_columns, rate_column, time_column};
 use linkshare_sim::config::SINGLE_LINK;
@@ -56,6 +56,12 @@ pub fn summary(s: &Snapshot) -> Summary {
                 bytes_in_transmission_at_end: 0,
                 mean_rate_bps: rate(c.counters.dequeued.bytes),
                 delay_s: DelaySummary::from(&delay),
+                // The shaper's delay is measured to the start of transmission already.
+                wait_s: DelaySummary::from(&delay),
+                loss_rate: (c.counters.arrived.bytes > 0)
+                    .then(|| dropped.bytes as f64 / c.counters.arrived.bytes as f64),
+                objectives: None,
+                scheduler_counters: SchedulerCounters::default(),
             }
         })
         .collect();
@@ -104,6 +110,8 @@ pub fn summary(s: &Snapshot) -> Summary {
                 intervals: Vec::new(),
             },
             per_flow: Vec::new(),
+            scheduler_counters: SchedulerCounters::default(),
+            ratios: Vec::new(),
         }],
         classes,
         flows: Vec::new(),

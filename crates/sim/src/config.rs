@@ -9,6 +9,7 @@ use std::sync::Arc;
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::SchedulerConfig;
+use linkshare_core::sched::jobs::Constraints;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 
 /// Index of a node in [`SimConfig::nodes`].
@@ -237,6 +238,17 @@ pub enum SourceConfig {
         /// Packet size.
         size: u32,
     },
+    /// Packets after independent Pareto gaps of mean `size / rate` (a renewal process;
+    /// see [`crate::source::renewal`]).
+    Pareto {
+        /// Mean rate.
+        rate: Rate,
+        /// Pareto shape (tail index) of the gaps, > 1; below 2 their variance is
+        /// infinite.
+        shape: f64,
+        /// Packet size.
+        size: u32,
+    },
     /// A burst of `burst` packets sent at `peak` every `period` (the H-FSC paper's
     /// audio/video and the FSC paper's ON-OFF sources).
     PeriodicOnOff {
@@ -338,6 +350,16 @@ pub enum SourceConfig {
         /// Largest packet size.
         size: u32,
     },
+    /// A population of `swing.max` independent copies of `each`, of which
+    /// `swing.level(t)` are on at time `t`: members `0 .. level` (see
+    /// [`crate::source::population`]). `each` generates its own traffic from its timers:
+    /// not greedy, FTP, a trace or another population.
+    Population {
+        /// What every member sends.
+        each: Arc<SourceConfig>,
+        /// How many members are on over time.
+        swing: Swing,
+    },
     /// Replays a trace: one packet of `size` bytes at `start + at` for every record,
     /// `start` being the start of the flow's first ON interval; records falling outside
     /// the ON intervals are skipped.
@@ -345,6 +367,19 @@ pub enum SourceConfig {
         /// Records sorted by `at`.
         records: Arc<[TraceRecord]>,
     },
+}
+
+/// How many members of a [`SourceConfig::Population`] are on over time: the number
+/// `round(mid + amp · sin(2π t / period))` with `mid = (min + max) / 2` and
+/// `amp = (max - min) / 2`, `t` the run's clock; constant `min` when `min = max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Swing {
+    /// The fewest members on (at `t = 3 period / 4`).
+    pub min: u32,
+    /// The most members on (at `t = period / 4`), and the population's size.
+    pub max: u32,
+    /// The period of the sine (unused when `min = max`).
+    pub period: Duration,
 }
 
 /// Variations of a periodic ON-OFF source (see [`crate::source::periodic`]).
@@ -368,6 +403,7 @@ impl SourceConfig {
         match self {
             SourceConfig::Cbr { size, .. }
             | SourceConfig::Poisson { size, .. }
+            | SourceConfig::Pareto { size, .. }
             | SourceConfig::PeriodicOnOff { size, .. }
             | SourceConfig::ExpOnOff { size, .. }
             | SourceConfig::Markov2 { size, .. }
@@ -378,21 +414,24 @@ impl SourceConfig {
             | SourceConfig::Www { size, .. }
             | SourceConfig::Video { size, .. } => *size,
             SourceConfig::Trace { records } => records.iter().map(|r| r.size).max().unwrap_or(1),
+            SourceConfig::Population { each, .. } => each.packet_size(),
         }
     }
 
     /// The mean rate the source offers while on, bit/s (`f64::INFINITY` for a greedy
-    /// source or an endless transfer): `cbr` and `poisson` their rate, periodic ON-OFF
+    /// source or an endless transfer): `cbr`, `poisson` and `pareto` their rate, periodic ON-OFF
     /// `burst · size · 8 / period` (with geometric bursts, their mean in place of `burst`), exponential and Pareto ON-OFF `peak · on / (on +
     /// off)`, `markov2` the time-weighted mean of its rates, `telnet` `size · 8 / gap`,
     /// `www` its load, `video` the trace's bits over its length in time, `trace` its bits
-    /// over the time of its last record. The reference allocation's demands.
+    /// over the time of its last record, a population its mean number of members on
+    /// ([`Swing::mean_level`]) times a member's rate. The reference allocation's demands.
     pub fn mean_rate_bps(&self) -> f64 {
         let secs = |d: Duration| d.as_secs_f64();
         match self {
-            SourceConfig::Cbr { rate, .. } | SourceConfig::Poisson { rate, .. } => {
-                rate.bps() as f64
-            }
+            SourceConfig::Cbr { rate, .. }
+            | SourceConfig::Poisson { rate, .. }
+            | SourceConfig::Pareto { rate, .. } => rate.bps() as f64,
+            SourceConfig::Population { each, swing } => swing.mean_level() * each.mean_rate_bps(),
             SourceConfig::PeriodicOnOff {
                 burst,
                 period,
@@ -475,6 +514,22 @@ pub struct MeasureConfig {
     /// they are dropped. The exact delay distributions of every class and flow are
     /// counted whatever the number of packets.
     pub max_delay_records: u64,
+    /// Service objectives to measure, whatever the scheduler runs the link (the
+    /// scenario's JoBS constraints, also under FIFO): the report checks each class's
+    /// waits, losses and throughput against them. Copied to
+    /// [`crate::result::LinkResult::objectives`].
+    pub objectives: Vec<Objective>,
+}
+
+/// The objectives of one class of one link (see [`MeasureConfig::objectives`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Objective {
+    /// The link.
+    pub link: LinkId,
+    /// A leaf of its tree.
+    pub class: ClassId,
+    /// Delay and loss bounds, a throughput bound, ratios to the next leaf.
+    pub constraints: Constraints,
 }
 
 impl Default for MeasureConfig {
@@ -482,6 +537,7 @@ impl Default for MeasureConfig {
         MeasureConfig {
             window: Duration::from_millis(200),
             max_delay_records: 10_000_000,
+            objectives: Vec::new(),
         }
     }
 }

@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::BuildError;
 use linkshare_core::units::Rate;
 
@@ -26,6 +27,14 @@ pub enum SimError {
         cells: u64,
         /// The most cells a run may measure.
         limit: u64,
+    },
+    /// A measured objective names a link that does not exist or a class that is not a
+    /// leaf of it. Fix: name a leaf of an existing link.
+    Objective {
+        /// The link index named.
+        link: u32,
+        /// The class named.
+        class: ClassId,
     },
     /// A link names a node index that does not exist. Fix: use an index into `nodes`.
     UnknownNode {
@@ -156,6 +165,12 @@ pub enum SimError {
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SimError::Objective { link, class } => write!(
+                f,
+                "an objective to measure names class {} of link {link}, which is not a leaf \
+                 of an existing link; name a leaf of one of the links",
+                class.index()
+            ),
             SimError::ZeroWindow => {
                 f.write_str("the measurement window is zero; give a positive window such as 200ms")
             }

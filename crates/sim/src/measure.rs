@@ -12,7 +12,7 @@ use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
 
-use crate::result::{DelayHistogram, WindowSample};
+use crate::result::{DelayHistogram, ServiceCell, ServiceSeries, WindowSample};
 
 /// An exact delay distribution counted as packets come: each distinct delay (ns) with
 /// the number of packets that had it. A hash map, because a packet's delay is counted
@@ -115,6 +115,11 @@ pub(crate) struct LinkMeter {
     backlog_now: Vec<(u64, usize)>,
     /// Per class: the delays of its packets at this port.
     delays: Vec<DelayCounter>,
+    /// Per class: the waits of its packets at this port (arrival to the start of their
+    /// transmission).
+    waits: Vec<DelayCounter>,
+    /// `(window, leaf)`: arrivals, drops and waits ([`ServiceCell`]).
+    service: Vec<ServiceCell>,
 }
 
 impl LinkMeter {
@@ -134,7 +139,42 @@ impl LinkMeter {
             backlog_max: vec![0; cells],
             backlog_now: vec![(0, 0); tree.leaves().len()],
             delays: vec![DelayCounter::default(); tree.len()],
+            waits: vec![DelayCounter::default(); tree.len()],
+            service: vec![ServiceCell::default(); cells],
         }
+    }
+
+    /// The cell of leaf `class` in the window holding `t`.
+    #[inline]
+    fn service_cell(&mut self, t: Instant, class: ClassId) -> &mut ServiceCell {
+        let leaf = self.leaf_pos[class.index()] as usize;
+        let cell = self.windows.index(t) * self.leaves.len() + leaf;
+        &mut self.service[cell]
+    }
+
+    /// A packet of `len` bytes of leaf `class` arrived at the port at `now`.
+    #[inline]
+    pub(crate) fn arrived(&mut self, now: Instant, class: ClassId, len: u32) {
+        add(&mut self.service_cell(now, class).arrived, len);
+    }
+
+    /// A packet of `len` bytes of leaf `class` that arrived at the port at `arrival` was
+    /// dropped (on arrival or later): counted in its arrival's window.
+    #[inline]
+    pub(crate) fn dropped(&mut self, arrival: Instant, class: ClassId, len: u32) {
+        add(&mut self.service_cell(arrival, class).dropped, len);
+    }
+
+    /// A packet of leaf `class` that arrived at `arrival` starts its transmission at
+    /// `now`; whether its wait is a new bin of the class's distribution.
+    #[inline]
+    pub(crate) fn started(&mut self, now: Instant, class: ClassId, arrival: Instant) -> bool {
+        let wait = now.since(arrival);
+        let cell = self.service_cell(now, class);
+        cell.started += 1;
+        cell.wait_sum = cell.wait_sum.saturating_add(wait.0);
+        cell.wait_max = cell.wait_max.max(wait.0);
+        self.waits[class.index()].add(wait)
     }
 
     /// The backlog of leaf `class` became `bytes` at `now`.
@@ -206,6 +246,19 @@ impl LinkMeter {
     /// The exact delay distribution of every leaf (empty for interior classes).
     pub(crate) fn delays(&self) -> Vec<DelayHistogram> {
         self.delays.iter().map(DelayCounter::histogram).collect()
+    }
+
+    /// The exact wait distribution of every leaf (empty for interior classes).
+    pub(crate) fn waits(&self) -> Vec<DelayHistogram> {
+        self.waits.iter().map(DelayCounter::histogram).collect()
+    }
+
+    /// The arrivals, drops and waits of every leaf per window, taken out of the meter.
+    pub(crate) fn take_service(&mut self) -> ServiceSeries {
+        ServiceSeries {
+            leaves: self.leaves.clone(),
+            cells: core::mem::take(&mut self.service),
+        }
     }
 }
 

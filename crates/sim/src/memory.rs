@@ -23,7 +23,7 @@ use linkshare_core::units::Instant;
 
 use crate::config::{LinkId, SimConfig, SourceConfig, Transport};
 use crate::packet::SimPacket;
-use crate::result::{BurstRecord, DelayRecord};
+use crate::result::{BurstRecord, DelayRecord, ServiceCell};
 
 /// Events between two checks of the memory budget.
 pub const CHECK_EVERY: u64 = 1 << 12;
@@ -41,6 +41,18 @@ pub const DELAY_BIN_BYTES: u64 = 40;
 /// Bytes charged per cell of the window series: the counters during the run and the
 /// samples of the result.
 pub const SERIES_CELL_BYTES: u64 = 16 + 2 * 32;
+/// Bytes charged per cell of a leaf's service series (arrivals, drops and waits per
+/// window), on top of [`SERIES_CELL_BYTES`]: made during the run, handed to the result.
+pub const SERVICE_CELL_BYTES: u64 = size_of::<ServiceCell>() as u64;
+
+/// The bytes of the window series of `leaf_cells` cells of the leaves (windows times
+/// leaves) and `flow_cells` of the flows.
+pub fn series_bytes(leaf_cells: u64, flow_cells: u64) -> u64 {
+    leaf_cells
+        .saturating_mul(SERIES_CELL_BYTES + SERVICE_CELL_BYTES)
+        .saturating_add(flow_cells.saturating_mul(SERIES_CELL_BYTES))
+}
+
 /// Bytes charged per application burst.
 pub const BURST_BYTES: u64 = 2 * size_of::<BurstRecord>() as u64;
 
@@ -151,7 +163,10 @@ pub fn estimate(config: &SimConfig) -> Estimate {
         .iter()
         .map(|l| l.classes.leaves().len() as u64)
         .sum();
-    let cells = windows.saturating_mul(leaves + config.flows.len() as u64);
+    let series = series_bytes(
+        windows.saturating_mul(leaves),
+        windows.saturating_mul(config.flows.len() as u64),
+    );
     let mut growing = Vec::new();
     let seconds = config.duration.as_secs_f64();
     for (l, link) in config.links.iter().enumerate() {
@@ -235,7 +250,7 @@ pub fn estimate(config: &SimConfig) -> Estimate {
     Estimate {
         at_least: MemoryUse {
             packets: packets.saturating_mul(PACKET_BYTES),
-            series: cells.saturating_mul(SERIES_CELL_BYTES),
+            series,
             ..MemoryUse::default()
         },
         growing,

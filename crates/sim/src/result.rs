@@ -47,6 +47,7 @@
 
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::perflow::PoolStats;
+use linkshare_core::sched::jobs::Constraints;
 use linkshare_core::sched::{DisciplineCounter, DropReason};
 use linkshare_core::stats::{Count, Counters};
 use linkshare_core::units::{Duration, Instant, Rate};
@@ -127,6 +128,72 @@ pub struct LinkResult {
     /// ([`linkshare_core::sched::Scheduler::discipline_counters`]): JoBS's relaxed
     /// bounds by kind and its rates; empty for disciplines with nothing of their own.
     pub discipline_counters: Vec<DisciplineCounter>,
+    /// Per window and leaf: what arrived at the port, what of it was dropped, and how
+    /// long the packets that started their transmission had waited.
+    pub service: ServiceSeries,
+    /// The service objectives of the link's classes the configuration asked to
+    /// measure ([`crate::config::MeasureConfig::objectives`]), by class id.
+    pub objectives: Vec<(ClassId, Constraints)>,
+}
+
+/// What a port did for each leaf in each measurement window: arrivals, drops, and the
+/// waits of the packets it started sending. Exact counts; windows as
+/// [`RunResult::window_bounds`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceSeries {
+    /// The leaves, in id order: the cells of window `k` are
+    /// `cells[k * leaves.len() ..][.. leaves.len()]`, in this order.
+    pub leaves: Vec<ClassId>,
+    /// Window by window, leaf by leaf.
+    pub cells: Vec<ServiceCell>,
+}
+
+impl ServiceSeries {
+    /// Number of windows.
+    pub fn windows(&self) -> usize {
+        self.cells.len().checked_div(self.leaves.len()).unwrap_or(0)
+    }
+
+    /// The cell of the `leaf`-th leaf (position in [`ServiceSeries::leaves`]) in window
+    /// `window`.
+    pub fn cell(&self, window: usize, leaf: usize) -> &ServiceCell {
+        &self.cells[window * self.leaves.len() + leaf]
+    }
+
+    /// The position of `class` among the leaves.
+    pub fn position(&self, class: ClassId) -> Option<usize> {
+        self.leaves.iter().position(|&c| c == class)
+    }
+}
+
+/// One leaf in one window (see [`ServiceSeries`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServiceCell {
+    /// Packets that arrived at the port in the window.
+    pub arrived: Count,
+    /// Of the packets that arrived in the window, those dropped (on arrival or later,
+    /// whenever that was): their loss is counted in their arrival's window, so
+    /// `dropped <= arrived`.
+    pub dropped: Count,
+    /// Packets whose transmission started in the window.
+    pub started: u64,
+    /// The sum of their waits, ns (arrival at the port to the start of transmission;
+    /// saturating).
+    pub wait_sum: u64,
+    /// The longest of their waits, ns.
+    pub wait_max: u64,
+}
+
+impl ServiceCell {
+    /// The mean wait of the packets that started in the window, ns; `None` if none did.
+    pub fn mean_wait_ns(&self) -> Option<f64> {
+        (self.started > 0).then(|| self.wait_sum as f64 / self.started as f64)
+    }
+
+    /// Bytes dropped over bytes arrived; `None` if nothing arrived.
+    pub fn loss_rate(&self) -> Option<f64> {
+        (self.arrived.bytes > 0).then(|| self.dropped.bytes as f64 / self.arrived.bytes as f64)
+    }
 }
 
 /// One per-flow template of a link ([`linkshare_core::perflow`]).
@@ -170,6 +237,11 @@ pub struct ClassResult {
     pub delay: DelayStats,
     /// The exact distribution behind `delay`.
     pub delays: DelayHistogram,
+    /// Per-packet wait at this port: arrival at the port to the start of its
+    /// transmission (the queueing delay alone; JoBS's delay), over the packets dequeued.
+    pub wait: DelayStats,
+    /// The exact distribution behind `wait`.
+    pub waits: DelayHistogram,
 }
 
 /// One flow over the run.

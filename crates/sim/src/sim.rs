@@ -43,6 +43,7 @@ use std::sync::Arc;
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::perflow::{Assigned, FlowTable};
 use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::sched::jobs::Constraints;
 use linkshare_core::sched::{BuildError, Dequeued, DropReason, Dropped, Scheduler};
 use linkshare_core::stats::{Count, Qdisc};
 use linkshare_core::units::{Duration, Instant};
@@ -122,6 +123,8 @@ pub(crate) struct Link {
     pub(crate) meter: LinkMeter,
     /// The flows of the tree's per-flow templates.
     pub(crate) per_flow: FlowTable,
+    /// The classes' objectives to report ([`crate::config::MeasureConfig::objectives`]).
+    pub(crate) objectives: Vec<(ClassId, Constraints)>,
 }
 
 /// One flow at run time.
@@ -184,8 +187,8 @@ pub struct Simulator {
     delay_bins: u64,
     /// Application bursts begun.
     bursts: u64,
-    /// Cells of the window series (fixed).
-    series_cells: u64,
+    /// Bytes of the window series (fixed).
+    series_bytes: u64,
     pub(crate) events: u64,
     pub(crate) packet_hops: u64,
 }
@@ -249,6 +252,13 @@ impl Simulator {
                 wake_generation: 0,
                 meter: LinkMeter::new(&l.classes, windows),
                 per_flow: FlowTable::new(&l.classes),
+                objectives: config
+                    .measure
+                    .objectives
+                    .iter()
+                    .filter(|o| o.link.0 as usize == links.len())
+                    .map(|o| (o.class, o.constraints))
+                    .collect(),
             });
         }
         let mut queue = EventQueue::new();
@@ -304,7 +314,7 @@ impl Simulator {
             stopped: None,
             delay_bins: 0,
             bursts: 0,
-            series_cells: 0,
+            series_bytes: 0,
             events: 0,
             packet_hops: 0,
         }
@@ -314,7 +324,7 @@ impl Simulator {
     fn with_series_counted(mut self) -> Simulator {
         let links: usize = self.links.iter().map(|l| l.meter.series_cells()).sum();
         let flows: usize = self.flows.iter().map(|f| f.throughput.len()).sum();
-        self.series_cells = (links + flows) as u64;
+        self.series_bytes = memory::series_bytes(links as u64, flows as u64);
         self
     }
 
@@ -350,7 +360,7 @@ impl Simulator {
             events: self.queue.len() as u64 * memory::EVENT_BYTES,
             records: self.recorder.in_memory() * memory::RECORD_BYTES,
             delays: self.delay_bins * memory::DELAY_BIN_BYTES,
-            series: self.series_cells * memory::SERIES_CELL_BYTES,
+            series: self.series_bytes,
             bursts: self.bursts * memory::BURST_BYTES,
         }
     }
@@ -601,6 +611,7 @@ impl Simulator {
             }
             class = assigned.class();
         }
+        link.meter.arrived(now, class, pkt.len);
         let drops = &mut self.drops;
         let queued = link.port.enqueue(now, class, pkt, |d| drops.push(d));
         if queued {
@@ -630,6 +641,7 @@ impl Simulator {
             let p = d.pkt;
             let is_arrival =
                 !queued && p.flow == arrival.flow && p.seq == arrival.seq && p.kind == arrival.kind;
+            self.links[l].meter.dropped(p.port_arrival, d.class, p.len);
             let flow = &mut self.flows[p.flow.0 as usize];
             if !is_arrival {
                 if p.kind.is_reverse() {
@@ -666,6 +678,9 @@ impl Simulator {
             } => {
                 let backlog = link.port.qdisc().backlog(class).bytes;
                 link.meter.backlog(now, class, backlog);
+                if link.meter.started(now, class, pkt.port_arrival) {
+                    self.delay_bins += 1;
+                }
                 if backlog == 0 {
                     link.per_flow.emptied(now, class);
                 }

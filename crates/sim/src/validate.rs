@@ -50,6 +50,19 @@ pub(crate) fn check(config: &SimConfig) -> Result<(), SimError> {
             });
         }
     }
+    for o in &config.measure.objectives {
+        let leaf = config
+            .links
+            .get(o.link.0 as usize)
+            .and_then(|l| l.classes.classes().get(o.class.index()))
+            .is_some_and(|c| c.is_leaf());
+        if !leaf {
+            return Err(SimError::Objective {
+                link: o.link.0,
+                class: o.class,
+            });
+        }
+    }
     check_names(config)?;
     for flow in &config.flows {
         check_route(config, flow, &flow.route)?;

@@ -265,6 +265,7 @@ pub fn keshav_cost(p: &KeshavCost) -> SimConfig {
             window: Duration::from_secs(1),
             // The cost study needs no per-packet delays.
             max_delay_records: 0,
+            ..MeasureConfig::default()
         },
     }
 }

@@ -9,7 +9,7 @@ use common::*;
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Instant, Rate};
 use linkshare_sim::Simulator;
-use linkshare_sim::config::{Schedule, SourceConfig, TraceRecord};
+use linkshare_sim::config::{Schedule, SourceConfig, Swing, TraceRecord};
 use linkshare_sim::result::RunResult;
 
 fn run_one(source: SourceConfig, secs: u64, seed: u64) -> RunResult {
@@ -237,6 +237,22 @@ fn schedules_silence_every_source() {
             mean_sojourn: [Duration::from_millis(50); 2],
             size: 1000,
         },
+        SourceConfig::Pareto {
+            rate: Rate::from_mbit(1),
+            shape: 1.9,
+            size: 1000,
+        },
+        SourceConfig::Population {
+            each: Arc::new(SourceConfig::Poisson {
+                rate: Rate::from_kbit(100),
+                size: 1000,
+            }),
+            swing: Swing {
+                min: 2,
+                max: 10,
+                period: Duration::from_secs(7),
+            },
+        },
         SourceConfig::Greedy {
             size: 1000,
             backlog: 3,
@@ -352,4 +368,190 @@ fn periodic_bursts_and_greedy_top_up_are_deterministic_without_randomness() {
         let b = run_one(source, 2, 99);
         assert_eq!(arrivals(&a, 0, "f"), arrivals(&b, 0, "f"));
     }
+}
+
+#[test]
+fn pareto_gaps_follow_the_pareto_law() {
+    // 1000 B at 8 Mbit/s: mean gap 1 ms; shape 1.9: scale x_m = 1 ms * 0.9 / 1.9.
+    let shape = 1.9;
+    let r = run_one(
+        SourceConfig::Pareto {
+            rate: Rate::from_mbit(8),
+            shape,
+            size: 1000,
+        },
+        100,
+        5,
+    );
+    let t = arrivals(&r, 0, "f");
+    let scale = 1e6 * (shape - 1.0) / shape;
+    let gaps: Vec<f64> = t.windows(2).map(|w| (w[1].0 - w[0].0) as f64).collect();
+    // No gap is shorter than the scale (each rounded to the nanosecond).
+    let shortest = gaps.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(shortest >= scale.floor(), "{shortest} < {scale}");
+    // P(gap > c x_m) = c^-shape at c = 1.5, 2, 4, 10; about 100 000 gaps, so the
+    // standard error of each fraction is at most 0.0016.
+    for c in [1.5f64, 2.0, 4.0, 10.0] {
+        let above = gaps.iter().filter(|&&g| g > c * scale).count() as f64 / gaps.len() as f64;
+        let want = c.powf(-shape);
+        assert!(
+            (above - want).abs() < 0.008,
+            "c = {c}: {above} against {want}"
+        );
+    }
+}
+
+#[test]
+fn pareto_mean_rate() {
+    // A finite-variance shape for a tight check of the mean.
+    let source = SourceConfig::Pareto {
+        rate: Rate::from_mbit(10),
+        shape: 2.5,
+        size: 1000,
+    };
+    assert_close(mean_sent_rate(&source, 100, 1..6), 10e6, 0.02);
+}
+
+/// `round(mid + amp sin(2 pi t / period))`, computed directly.
+fn sine_level(min: u32, max: u32, period: f64, t: f64) -> u32 {
+    let mid = f64::from(min + max) / 2.0;
+    let amp = f64::from(max - min) / 2.0;
+    (mid + amp * (2.0 * std::f64::consts::PI * t / period).sin()).round() as u32
+}
+
+#[test]
+fn swing_levels_follow_the_sine() {
+    let swing = Swing {
+        min: 300,
+        max: 550,
+        period: Duration::from_secs(10),
+    };
+    let steps = swing.steps();
+    assert_eq!(steps[0], (0, 425));
+    // 250 level changes up, 250 down (plus the start).
+    assert_eq!(steps.len(), 501, "{:?}", &steps[..5]);
+    // Away from the changes (1 us on either side), the level is the sine's.
+    for &(from, _) in &steps[1..] {
+        for t in [from - 1_000, from + 1_000] {
+            let want = sine_level(300, 550, 1e10, t as f64);
+            assert_eq!(swing.level(Instant(t)), want, "at {t} ns");
+        }
+    }
+    for k in 0..10_000u64 {
+        let t = k * 2_345_678 + 1;
+        let got = swing.level(Instant(t));
+        let want = sine_level(300, 550, 1e10, (t % 10_000_000_000) as f64);
+        // Within 1 ns of a change the direct evaluation may round the other way.
+        assert!(got.abs_diff(want) <= 1, "at {t} ns: {got} against {want}");
+    }
+    // The mean level of a symmetric swing is its middle.
+    assert!(
+        (swing.mean_level() - 425.0).abs() < 0.01,
+        "{}",
+        swing.mean_level()
+    );
+    let constant = Swing {
+        min: 7,
+        max: 7,
+        period: Duration::ZERO,
+    };
+    assert_eq!(constant.steps(), vec![(0, 7)]);
+    assert_eq!(constant.level(Instant(123)), 7);
+}
+
+#[test]
+fn population_sends_as_many_members_as_are_on() {
+    // Members send one 125 B packet per millisecond (CBR at 1 Mbit/s); 0 to 40 of them on
+    // over a 4 s sine. Per 100 ms window, the packets sent are the members' time on,
+    // integrated from the sine directly, within one packet per member start.
+    let swing = Swing {
+        min: 0,
+        max: 40,
+        period: Duration::from_secs(4),
+    };
+    let source = SourceConfig::Population {
+        each: Arc::new(SourceConfig::Cbr {
+            rate: Rate::from_mbit(1),
+            size: 125,
+        }),
+        swing,
+    };
+    let r = run_one(source, 8, 1);
+    let t = arrivals(&r, 0, "f");
+    for w in 0..80u64 {
+        let (a, b) = (w * 100_000_000, (w + 1) * 100_000_000);
+        let sent = t.iter().filter(|x| x.0 >= a && x.0 < b).count() as i64;
+        let on_ms: f64 = (a / 1000..b / 1000)
+            .map(|us| f64::from(sine_level(0, 40, 4e9, us as f64 * 1e3 + 500.0)))
+            .sum::<f64>()
+            / 1000.0;
+        assert!(
+            (sent as f64 - on_ms).abs() <= 41.0,
+            "window {w}: {sent} packets, {on_ms} member-ms on"
+        );
+    }
+    // A population of Poisson members: the mean rate is the mean level times a member's.
+    let poisson = SourceConfig::Population {
+        each: Arc::new(SourceConfig::Poisson {
+            rate: Rate::from_mbit(1),
+            size: 500,
+        }),
+        swing: Swing {
+            min: 10,
+            max: 30,
+            period: Duration::from_secs(5),
+        },
+    };
+    assert_close(poisson.mean_rate_bps(), 20e6, 0.001);
+    assert_close(mean_sent_rate(&poisson, 20, 1..3), 20e6, 0.02);
+}
+
+#[test]
+fn population_members_must_run_on_their_own_timers() {
+    let swing = Swing {
+        min: 1,
+        max: 2,
+        period: Duration::from_secs(1),
+    };
+    for each in [
+        SourceConfig::Greedy {
+            size: 1000,
+            backlog: 2,
+        },
+        SourceConfig::Ftp {
+            bytes: None,
+            size: 1000,
+        },
+    ] {
+        let e = linkshare_sim::source::check(&SourceConfig::Population {
+            each: Arc::new(each),
+            swing,
+        })
+        .unwrap_err();
+        assert!(e.contains("own timers"), "{e}");
+    }
+    let cbr = Arc::new(SourceConfig::Cbr {
+        rate: Rate::from_mbit(1),
+        size: 100,
+    });
+    let e = linkshare_sim::source::check(&SourceConfig::Population {
+        each: Arc::clone(&cbr),
+        swing: Swing {
+            min: 3,
+            max: 2,
+            period: Duration::from_secs(1),
+        },
+    })
+    .unwrap_err();
+    assert!(e.contains("1 <= min <= max"), "{e}");
+    let e = linkshare_sim::source::check(&SourceConfig::Population {
+        each: cbr,
+        swing: Swing {
+            min: 1,
+            max: 2,
+            period: Duration::ZERO,
+        },
+    })
+    .unwrap_err();
+    assert!(e.contains("positive period"), "{e}");
 }

@@ -82,8 +82,8 @@ pub fn stdout(global: &Global) -> Box<dyn std::io::Write> {
 #[derive(Clone, Debug, clap::Args)]
 pub struct OutputArgs {
     /// The files to write, comma-separated: output names add (summary, throughput,
-    /// flow-throughput, delay, delay-histogram, backlog, drops, flows, bursts, tcp-trace,
-    /// plots), `-name` removes, `default` is every output with delay.csv only up to 1
+    /// flow-throughput, delay, delay-histogram, backlog, drops, service, ratios, flows,
+    /// bursts, tcp-trace, plots), `-name` removes, `default` is every output with delay.csv only up to 1
     /// million rows (delay_histogram.csv above), `all` both delay files. Example:
     /// `default,-delay` (no per-packet file).
     #[arg(long, value_name = "LIST", default_value = "default", value_parser = parse_outputs)]

@@ -5,6 +5,7 @@ use linkshare_core::hierarchy::{ClassSpec, MAX_FLOWS, MAX_PRIORITY, PerFlow};
 use linkshare_core::units::{Bytes, Duration, Rate};
 use toml::de::DeValue;
 
+use super::settings::JOBS_CLASS_KEYS;
 use super::{ClassDef, limit};
 use crate::reader::{Ctx, Value};
 
@@ -34,13 +35,15 @@ const PER_FLOW_KEYS: &[&str] = &["max_flows", "idle"];
 const CURVE_KEYS: &[&str] = &["m1", "d", "m2", "umax", "dmax", "rate"];
 
 pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<ClassDef> {
-    let t = ctx.table(path, v, CLASS_KEYS)?;
+    // JoBS's keys are read here and kept in the link's JoBS settings, not in the spec.
+    let keys: Vec<&'static str> = CLASS_KEYS.iter().chain(JOBS_CLASS_KEYS).copied().collect();
+    let t = ctx.table(path, v, &keys)?;
     let origin = ctx.origin(&t.span);
     let mut spec = ClassSpec {
         origin: Some(origin),
         ..ClassSpec::default()
     };
-    for &key in CLASS_KEYS {
+    for key in keys {
         if let Some(v) = t.get(key) {
             spec.field_origins.push((key, ctx.origin(&v.span())));
         }
@@ -92,11 +95,13 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
         .get("ul")
         .and_then(|v| curve(ctx, &t.field("ul"), v))
         .map(|(c, _)| c);
+    let jobs = super::settings::read_jobs_class(ctx, &t);
     Some(ClassDef {
         path: path.to_owned(),
         spec,
         rt_burst: rt.and_then(|(_, umax)| umax),
         unlimited,
+        jobs,
     })
 }
 

@@ -2,7 +2,9 @@
 
 use linkshare_core::echo::echo;
 use linkshare_core::units::{Bytes, Duration, Rate};
-use linkshare_sim::config::{OnOffVariations, SourceConfig};
+use linkshare_sim::config::{OnOffVariations, SourceConfig, Swing};
+use linkshare_sim::source::MAX_MEMBERS;
+use linkshare_sim::source::population::MAX_PERIOD;
 use toml::de::DeValue;
 
 use super::tcp::read_tcp;
@@ -31,6 +33,8 @@ const HOP_KEYS: &[&str] = &["link", "class"];
 const SOURCE_TYPES: &[(&str, &[&str])] = &[
     ("cbr", &["rate", "size"]),
     ("poisson", &["rate", "size"]),
+    ("pareto", &["rate", "shape", "size"]),
+    ("population", &["each", "min", "max", "period"]),
     (
         "periodic-on-off",
         &[
@@ -235,6 +239,9 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
     if kind == "video" {
         return read_video(ctx, &t, tcp);
     }
+    if kind == "population" {
+        return read_population(ctx, &t, tcp);
+    }
     let size = if tcp && matches!(kind, "ftp" | "www") && t.get("size").is_none() {
         None
     } else {
@@ -258,6 +265,15 @@ fn read_source(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, tcp: bool) -> Optio
                 load: load?,
                 lengths: lengths?,
                 size: written_size(tcp, size.as_ref())?,
+            }
+        }
+        "pareto" => {
+            let r = required_rate(ctx, &t, "rate", "\"1mbit\"");
+            let shape = pareto_shape(ctx, &t);
+            SourceConfig::Pareto {
+                rate: r?,
+                shape: shape?,
+                size: size.clone()?.value,
             }
         }
         "cbr" | "poisson" => {
@@ -475,6 +491,91 @@ fn read_on_off(
             mean_off,
             size,
         },
+    })
+}
+
+/// A `population` source: `each` (a source making its traffic from its own timers),
+/// `min` and `max` members on, and the `period` of their sine (needed when they
+/// differ).
+fn read_population(ctx: &mut Ctx<'_>, t: &Table<'_, '_>, tcp: bool) -> Option<SourceDef> {
+    let each = t
+        .require(
+            ctx,
+            "each",
+            "each = { type = \"pareto\", rate = \"2mbit\", shape = 1.9, size = \"500b\" }",
+        )
+        .and_then(|v| {
+            let path = t.field("each");
+            match read_source(ctx, &path, v, tcp)? {
+                SourceDef::Ready { config, size }
+                    if !matches!(
+                        config,
+                        SourceConfig::Greedy { .. }
+                            | SourceConfig::Ftp { .. }
+                            | SourceConfig::Population { .. }
+                    ) =>
+                {
+                    Some((config, size))
+                }
+                _ => {
+                    ctx.report(
+                        &v.span(),
+                        &path,
+                        "a member of a population must make its traffic from its own \
+                         timers, not react to departures or replay a file",
+                        "use a cbr, poisson, pareto or ON-OFF source as `each`",
+                    );
+                    None
+                }
+            }
+        });
+    let max = t
+        .require(ctx, "max", "max = 550")
+        .and_then(|_| t.integer(ctx, "max", 1, u64::from(MAX_MEMBERS)));
+    let min = t
+        .require(ctx, "min", "min = 300")
+        .and_then(|_| t.integer(ctx, "min", 0, u64::from(MAX_MEMBERS)));
+    let (min, max) = (min?, max?);
+    if min.value > max.value {
+        ctx.report(
+            &min.span,
+            &t.field("min"),
+            format!("min {} is above max {}", min.value, max.value),
+            "give min <= max (equal for a constant number of members)",
+        );
+        return None;
+    }
+    let period = match t.get("period") {
+        Some(_) => {
+            let p = t.quantity::<Duration>(ctx, "period", "a time", "\"10s\"")?;
+            if p.value == Duration::ZERO || p.value > MAX_PERIOD {
+                ctx.report(
+                    &p.span,
+                    &t.field("period"),
+                    format!("a period of {} is not possible", p.value),
+                    format!("give a positive period of at most {MAX_PERIOD}"),
+                );
+                return None;
+            }
+            p.value
+        }
+        None if min.value == max.value => Duration::ZERO,
+        None => {
+            t.require(ctx, "period", "period = \"10s\"");
+            return None;
+        }
+    };
+    let (each, size) = each?;
+    Some(SourceDef::Ready {
+        config: SourceConfig::Population {
+            each: std::sync::Arc::new(each),
+            swing: Swing {
+                min: min.value as u32,
+                max: max.value as u32,
+                period,
+            },
+        },
+        size,
     })
 }
 

@@ -22,6 +22,7 @@ use super::problem::did_you_mean;
 use super::reader::{Ctx, Sp, Span, Table, Value};
 use class::read_class;
 use flow::read_flow;
+pub(crate) use settings::JOBS_CLASS_KEYS;
 pub use shaper::PacingMode;
 pub(crate) use shaper::{FilterDef, ShaperDef};
 pub(crate) use tcp::{TcpDef, WindowDef};
@@ -51,6 +52,7 @@ const LINK_KEYS: &[&str] = &[
     "best_effort",
     "reverse",
     "htb",
+    "jobs",
 ];
 
 /// Keys of the single-link form's `[link] reverse`.
@@ -69,6 +71,7 @@ const LINKS_KEYS: &[&str] = &[
     "best_effort",
     "class",
     "htb",
+    "jobs",
 ];
 
 /// Keys of a buffer table.
@@ -175,6 +178,8 @@ pub(crate) struct ClassDef {
     /// `limit = "none"`: an unbounded queue, spelled out (a leaf without `limit` gets
     /// [`linkshare_core::hierarchy::DEFAULT_LEAF_LIMIT`]).
     pub(crate) unlimited: bool,
+    /// The JoBS constraints written in the class (kept in the link's JoBS settings).
+    pub(crate) jobs: linkshare_core::sched::jobs::Constraints,
 }
 
 /// A flow.
@@ -603,7 +608,7 @@ fn read_link(
     let best_effort = t
         .get("best_effort")
         .and_then(|v| best_effort::read(ctx, &t.field("best_effort"), v));
-    let classes = classes
+    let classes: Vec<ClassDef> = classes
         .iter()
         .enumerate()
         .filter_map(|(i, v)| read_class(ctx, &format!("{class_path}[{i}]"), v))
@@ -612,7 +617,8 @@ fn read_link(
         .get("reverse")
         .filter(|_| !named)
         .and_then(|v| read_reverse(ctx, &t.field("reverse"), v));
-    let settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
+    let mut settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
+    settings::jobs_classes(&mut settings, &classes);
     Some(LinkDef {
         path: path.to_owned(),
         span: t.span.clone(),

@@ -1,5 +1,6 @@
-//! A link's settings of the disciplines that have their own: `[link.htb]` (and
-//! `htb = { ... }` on a `[[links]]` entry). Each discipline's table is read into its
+//! A link's settings of the disciplines that have their own: `[link.htb]`, `[link.jobs]`
+//! (and `htb = { ... }`, `jobs = { ... }` on a `[[links]]` entry), and the constraints
+//! JoBS reads from the link's classes. Each discipline's table is read into its
 //! typed settings ([`DisciplineSettings`]); the link's scheduler is then built from the
 //! settings of whichever discipline runs it, so that the same file can be run under
 //! another scheduler (`--scheduler`, `compare`) without losing or misapplying them.
@@ -7,13 +8,36 @@
 use std::num::NonZeroU32;
 
 use linkshare_core::sched::htb::HtbParams;
-use linkshare_core::units::Bytes;
+use linkshare_core::sched::jobs::{Buffer, Constraints, Mode, ReferenceBugs};
+use linkshare_core::units::{Bytes, Duration, Fraction, Rate, Ratio};
 
-use crate::DisciplineSettings;
-use crate::reader::{Ctx, Value};
+use super::ClassDef;
+use crate::problem::did_you_mean;
+use crate::reader::{Ctx, Table, Value};
+use crate::{DisciplineSettings, JobsSettings};
 
 /// Keys of `[link.htb]`.
 const HTB_KEYS: &[&str] = &["r2q", "hz", "mtu"];
+
+/// Keys of `[link.jobs]`.
+const JOBS_KEYS: &[&str] = &[
+    "mode",
+    "gain",
+    "buffer",
+    "separate",
+    "sampling",
+    "global_drop_stop",
+    "first_class_without_donor",
+];
+
+/// The JoBS keys of a `[[class]]` table (its constraints).
+pub(crate) const JOBS_CLASS_KEYS: &[&str] = &[
+    "delay_bound",
+    "loss_bound",
+    "min_rate",
+    "delay_ratio",
+    "loss_ratio",
+];
 
 /// Reads the discipline tables of a link table (`get` finds a key in it, `field` names
 /// it in messages).
@@ -26,7 +50,136 @@ pub(super) fn read<'t, 'i: 't>(
     if let Some(v) = get("htb") {
         settings.htb = read_htb(ctx, &field("htb"), v).unwrap_or_default();
     }
+    if let Some(v) = get("jobs") {
+        settings.jobs = read_jobs(ctx, &field("jobs"), v).unwrap_or_default();
+    }
     settings
+}
+
+/// Gives JoBS the constraints written in `classes` (by class name).
+pub(super) fn jobs_classes(settings: &mut DisciplineSettings, classes: &[ClassDef]) {
+    for c in classes {
+        if c.jobs != Constraints::default() {
+            settings
+                .jobs
+                .config
+                .classes
+                .insert(c.spec.name.clone(), c.jobs);
+        }
+    }
+}
+
+/// `[link.jobs]`: the controller (`mode`, the paper mode's `gain`, the reference mode's
+/// bug flags), the buffer (`buffer` packets, `separate`) and `sampling`.
+fn read_jobs(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<JobsSettings> {
+    let t = ctx.table(path, v, JOBS_KEYS)?;
+    let mut jobs = JobsSettings::default();
+    for &key in JOBS_KEYS {
+        if let Some(v) = t.get(key) {
+            jobs.origins.push((key, ctx.origin(&v.span())));
+        }
+    }
+    let reference = match t.get("mode") {
+        None => false,
+        Some(v) => {
+            let s = ctx.string(&t.field("mode"), v)?;
+            match s.value {
+                "paper" => false,
+                "reference" => true,
+                other => {
+                    let hint = did_you_mean(other, ["paper", "reference"]);
+                    ctx.report(
+                        &s.span,
+                        &t.field("mode"),
+                        format!("unknown jobs mode `{other}`"),
+                        format!(
+                            "{hint}use \"paper\" (the paper's equations, the default) or \
+                             \"reference\" (the decisions of ALTQ's code)"
+                        ),
+                    );
+                    return None;
+                }
+            }
+        }
+    };
+    let mut bugs = ReferenceBugs::default();
+    for (key, flag) in [
+        ("global_drop_stop", &mut bugs.global_drop_stop),
+        (
+            "first_class_without_donor",
+            &mut bugs.first_class_without_donor,
+        ),
+    ] {
+        let Some(v) = t.get(key) else { continue };
+        let b = ctx.boolean(&t.field(key), v)?;
+        if b.value && !reference {
+            ctx.report(
+                &b.span,
+                &t.field(key),
+                format!("`{key}` keeps a bug of ALTQ's code, which only the reference mode has"),
+                "add mode = \"reference\", or remove the flag",
+            );
+        }
+        *flag = b.value;
+    }
+    jobs.config.mode = if reference {
+        if let Some(g) = t.get("gain") {
+            ctx.report(
+                &g.span(),
+                &t.field("gain"),
+                "the gain factor is the paper mode's, and the mode is \"reference\" (ALTQ's \
+                 own gain)",
+                "remove `gain`, or use mode = \"paper\"",
+            );
+        }
+        Mode::Reference(bugs)
+    } else {
+        match t.exact::<Fraction>(ctx, "gain", "a number", "0.5") {
+            Some(gain) => Mode::Paper { gain: gain.value },
+            None if t.get("gain").is_some() => return None,
+            None => Mode::PAPER,
+        }
+    };
+    let packets = match t.get("buffer") {
+        Some(_) => t.integer(ctx, "buffer", 0, u64::from(u32::MAX))?.value as u32,
+        None => match jobs.config.buffer {
+            Buffer::Shared { packets } | Buffer::Separate { packets } => packets,
+        },
+    };
+    let separate = match t.get("separate") {
+        Some(v) => ctx.boolean(&t.field("separate"), v)?.value,
+        None => false,
+    };
+    jobs.config.buffer = if separate {
+        Buffer::Separate { packets }
+    } else {
+        Buffer::Shared { packets }
+    };
+    if let Some(n) = t.integer(ctx, "sampling", 1, u64::from(u32::MAX)) {
+        jobs.config.sampling = NonZeroU32::new(n.value as u32).unwrap_or(NonZeroU32::MIN);
+    }
+    Some(jobs)
+}
+
+/// The JoBS constraints of a `[[class]]` table `t` (those not written are `None`).
+pub(super) fn read_jobs_class(ctx: &mut Ctx<'_>, t: &Table<'_, '_>) -> Constraints {
+    let ratio = |ctx: &mut Ctx<'_>, key: &str| {
+        t.exact::<Ratio>(ctx, key, "a ratio", "2 or \"1.5\"")
+            .map(|r| r.value)
+    };
+    Constraints {
+        delay_bound: t
+            .quantity::<Duration>(ctx, "delay_bound", "a time", "\"8ms\"")
+            .map(|d| d.value),
+        loss_bound: t
+            .exact::<Fraction>(ctx, "loss_bound", "a fraction", "\"1%\" or 0.01")
+            .map(|f| f.value),
+        min_rate: t
+            .quantity::<Rate>(ctx, "min_rate", "a rate", "\"35mbit\"")
+            .map(|r| r.value),
+        delay_ratio: ratio(ctx, "delay_ratio"),
+        loss_ratio: ratio(ctx, "loss_ratio"),
+    }
 }
 
 /// `[link.htb]`: tc's `r2q`, and the `hz` and `mtu` tc derives default bursts from.

@@ -2,17 +2,21 @@
 //! routes, schedules and traces, checking every cross-reference.
 
 mod flow;
+mod jobs;
 pub(crate) mod shaper;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use linkshare_core::echo::echo;
-use linkshare_core::hierarchy::{ClassSpec, ClassTree, ConfigError, DEFAULT_LEAF_LIMIT, LinkSpec};
+use linkshare_core::hierarchy::{
+    ClassId, ClassSpec, ClassTree, ConfigError, DEFAULT_LEAF_LIMIT, LinkSpec,
+};
 use linkshare_core::sched::SchedulerKind;
+use linkshare_core::sched::jobs::Constraints;
 use linkshare_core::units::Duration;
 use linkshare_sim::config::{
-    FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, SimConfig,
+    FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Objective, SimConfig,
 };
 
 use super::best_effort::{self, BestEffort};
@@ -40,6 +44,8 @@ struct BuiltLink<'d> {
     from: Option<NodeId>,
     to: Option<NodeId>,
     notes: LinkNotes,
+    /// The classes' JoBS constraints, measured as objectives whatever the scheduler.
+    objectives: Vec<(ClassId, Constraints)>,
 }
 
 /// Builds the scenario; `None` when problems were reported to `ctx`.
@@ -220,6 +226,19 @@ fn sim_config(
     links: Vec<BuiltLink<'_>>,
     flows: Vec<FlowConfig>,
 ) -> Option<SimConfig> {
+    let objectives = links
+        .iter()
+        .enumerate()
+        .flat_map(|(l, b)| {
+            b.objectives
+                .iter()
+                .map(move |&(class, constraints)| Objective {
+                    link: LinkId(l as u32),
+                    class,
+                    constraints,
+                })
+        })
+        .collect();
     Some(SimConfig {
         seed: header.seed,
         duration: header.duration.as_ref()?.value,
@@ -243,6 +262,7 @@ fn sim_config(
         flows,
         measure: MeasureConfig {
             window: header.window.value,
+            objectives,
             ..MeasureConfig::default()
         },
     })
@@ -326,6 +346,7 @@ fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Optio
             },
             rt_burst: None,
             unlimited: false,
+            jobs: Default::default(),
         }],
         reverse: None,
     })
@@ -429,6 +450,7 @@ fn skeleton<'d>(
         from: None,
         to: None,
         notes: LinkNotes::default(),
+        objectives: Vec::new(),
     })
 }
 
@@ -475,7 +497,7 @@ fn build_link<'d>(
             .problems
             .into_iter()
             .map(|p| {
-                let mut problem = class_problem(def, &name, p);
+                let mut problem = jobs::locate(def, &name, p);
                 problem.problem = format!("under scheduler `{scheduler}`, {}", problem.problem);
                 if problem.origin.is_none() {
                     problem.origin = Some(ctx.origin(&span));
@@ -485,6 +507,7 @@ fn build_link<'d>(
             .collect();
         ctx.push_derived(problems);
     }
+    let objectives = jobs::objectives(ctx, def, &tree, scheduler);
     Some(BuiltLink {
         def,
         name,
@@ -492,6 +515,7 @@ fn build_link<'d>(
         scheduler,
         from: None,
         to: None,
+        objectives,
         notes: LinkNotes {
             best_effort: def.best_effort.as_ref().map(|b| b.value),
             rt_bursts,
@@ -591,7 +615,7 @@ fn with_best_effort(
 }
 
 /// A hierarchy error as a problem, with the path of the class it is about.
-fn class_problem(def: &LinkDef, link_name: &str, e: ConfigError) -> Problem {
+pub(super) fn class_problem(def: &LinkDef, link_name: &str, e: ConfigError) -> Problem {
     let by_origin = def
         .classes
         .iter()

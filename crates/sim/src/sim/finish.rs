@@ -135,8 +135,10 @@ fn link_result(
     delay_log: DelayLog,
 ) -> LinkResult {
     let tree = &link.tree;
+    let service = link.meter.take_service();
     let qdisc = link.port.qdisc();
     let mut delays = link.meter.delays();
+    let mut waits = link.meter.waits();
     let mut counters: Vec<Counters> = tree
         .classes()
         .iter()
@@ -160,6 +162,7 @@ fn link_result(
     // An interior class's distribution: every bin of the leaves below it, merged in one
     // sort (merging leaf by leaf would cost leaves × bins for the root).
     let mut below: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); tree.len()];
+    let mut waits_below: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); tree.len()];
     for &leaf in tree.leaves() {
         for ancestor in tree.ancestors(leaf) {
             let (a, l) = (ancestor.index(), leaf.index());
@@ -170,11 +173,17 @@ fn link_result(
             let leaf_in_transmission = in_transmission[l];
             add_count(&mut in_transmission[a], leaf_in_transmission);
             below[a].extend_from_slice(delays[l].bins());
+            waits_below[a].extend_from_slice(waits[l].bins());
         }
     }
     for (a, mut bins) in below.into_iter().enumerate() {
         if !bins.is_empty() {
             delays[a] = DelayHistogram::from_unsorted_bins(&mut bins);
+        }
+    }
+    for (a, mut bins) in waits_below.into_iter().enumerate() {
+        if !bins.is_empty() {
+            waits[a] = DelayHistogram::from_unsorted_bins(&mut bins);
         }
     }
     let classes = tree
@@ -184,8 +193,9 @@ fn link_result(
         .zip(delivered)
         .zip(in_transmission)
         .zip(delays)
+        .zip(waits)
         .map(
-            |((((class, counters), delivered), in_transmission), delays)| ClassResult {
+            |(((((class, counters), delivered), in_transmission), delays), waits)| ClassResult {
                 id: class.id,
                 name: class.name().to_owned(),
                 parent: class.parent,
@@ -196,6 +206,8 @@ fn link_result(
                 mean_rate_bps: rate_bps(delivered, duration),
                 delay: delays.stats(),
                 delays,
+                wait: waits.stats(),
+                waits,
             },
         )
         .collect();
@@ -223,6 +235,8 @@ fn link_result(
             })
             .collect(),
         discipline_counters: qdisc.scheduler().discipline_counters(),
+        service,
+        objectives: link.objectives.clone(),
     }
 }
 

@@ -12,7 +12,7 @@
 //! | family | file | restart at each ON interval |
 //! |---|---|---|
 //! | CBR | [`cbr`] | first packet at the interval start |
-//! | Poisson | [`poisson`] | first packet one exponential gap after the start |
+//! | Poisson, Pareto gaps | [`renewal`] | first packet one gap after the start |
 //! | periodic ON-OFF | [`periodic`] | first burst at the interval start |
 //! | exponential / Pareto ON-OFF | [`onoff`] | a new ON period begins at the start |
 //! | two-state MMPP | [`markov`] | state 0 entered at the start |
@@ -22,6 +22,7 @@
 //! | WWW | [`www`] | first transfer one exponential gap after the start |
 //! | video | [`video`] | frame 0 of the trace at the start |
 //! | trace | [`trace`] | the trace clock does not restart; records falling outside ON intervals are skipped |
+//! | population | [`population`] | the members on at the start (by the run's clock) start theirs |
 //!
 //! # Bursts
 //!
@@ -39,7 +40,8 @@
 //! | WWW | one transfer | yes |
 //! | video | one frame | no |
 //!
-//! CBR, Poisson, MMPP, greedy (and endless FTP) and trace sources mark no bursts.
+//! CBR, Poisson, Pareto, MMPP, greedy (and endless FTP), trace and population sources
+//! mark no bursts.
 //!
 //! # Messages larger than a packet
 //!
@@ -56,7 +58,8 @@ pub mod greedy;
 pub mod markov;
 pub mod onoff;
 pub mod periodic;
-pub mod poisson;
+pub mod population;
+pub mod renewal;
 pub mod telnet;
 pub mod trace;
 pub mod video;
@@ -65,7 +68,7 @@ pub mod www;
 use linkshare_core::units::{Bytes, Duration, Rate};
 
 use crate::agent::{Agent, Ctx};
-use crate::config::{OnOffVariations, SourceConfig, TraceRecord};
+use crate::config::{OnOffVariations, SourceConfig, Swing, TraceRecord};
 use crate::rng::{Rng, nanos};
 
 /// The agent generating `source`'s traffic, drawing from `rng`. The configuration must
@@ -73,7 +76,21 @@ use crate::rng::{Rng, nanos};
 pub fn build(source: &SourceConfig, rng: Rng) -> Box<dyn Agent> {
     match source {
         SourceConfig::Cbr { rate, size } => Box::new(cbr::Cbr::new(*rate, *size)),
-        SourceConfig::Poisson { rate, size } => Box::new(poisson::Poisson::new(*rate, *size, rng)),
+        SourceConfig::Poisson { rate, size } => Box::new(renewal::Renewal::new(
+            *rate,
+            *size,
+            onoff::Law::Exponential,
+            rng,
+        )),
+        SourceConfig::Pareto { rate, shape, size } => Box::new(renewal::Renewal::new(
+            *rate,
+            *size,
+            onoff::Law::Pareto { shape: *shape },
+            rng,
+        )),
+        SourceConfig::Population { each, swing } => {
+            Box::new(population::Population::new(each, *swing, rng))
+        }
         SourceConfig::PeriodicOnOff {
             burst,
             peak,
@@ -181,6 +198,12 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
             positive_size(*size)?;
             positive_rate("rate", *rate)
         }
+        SourceConfig::Pareto { rate, shape, size } => {
+            positive_size(*size)?;
+            positive_rate("rate", *rate)?;
+            pareto_shape(*shape)
+        }
+        SourceConfig::Population { each, swing } => check_population(each, swing),
         SourceConfig::PeriodicOnOff {
             burst,
             peak,
@@ -230,6 +253,52 @@ pub fn check(source: &SourceConfig) -> Result<(), String> {
         }
         SourceConfig::Trace { records } => check_trace(records),
     }
+}
+
+/// The most members a population may have.
+pub const MAX_MEMBERS: u32 = 1 << 20;
+
+/// A population: members that make their own traffic (checked themselves), 1 <= min <=
+/// max <= [`MAX_MEMBERS`], and a period within [`population::MAX_PERIOD`] when the
+/// number of members swings.
+fn check_population(each: &SourceConfig, swing: &Swing) -> Result<(), String> {
+    match *each {
+        SourceConfig::Greedy { .. }
+        | SourceConfig::Ftp { .. }
+        | SourceConfig::Trace { .. }
+        | SourceConfig::Population { .. } => {
+            return Err("a population's members must make their traffic from their \
+                            own timers: greedy, FTP, trace and population sources \
+                            cannot be members; use cbr, poisson, pareto or an ON-OFF \
+                            source"
+                .into());
+        }
+        _ => {}
+    }
+    check(each).map_err(|e| format!("a member of the population: {e}"))?;
+    if swing.max == 0 || swing.max < swing.min {
+        return Err(format!(
+            "the population swings from {} to {} members; give 1 <= min <= max",
+            swing.min, swing.max
+        ));
+    }
+    if swing.max > MAX_MEMBERS {
+        return Err(format!(
+            "the population has {} members, above the limit of {MAX_MEMBERS}; \
+                 use fewer, faster members",
+            swing.max
+        ));
+    }
+    if swing.min < swing.max
+        && (swing.period == Duration::ZERO || swing.period > population::MAX_PERIOD)
+    {
+        return Err(format!(
+            "the population's period is {}; give a positive period of at most {}",
+            swing.period,
+            population::MAX_PERIOD
+        ));
+    }
+    Ok(())
 }
 
 /// A web source's transfer lengths: at least one, each positive.
@@ -297,7 +366,7 @@ fn pareto_shape(shape: f64) -> Result<(), String> {
     if !(shape.is_finite() && shape > 1.0) {
         return Err(format!(
             "the Pareto shape is {shape}; it must be a number above 1 (the mean is \
-             infinite otherwise), typically 1.2 to 1.5"
+             infinite otherwise), typically 1.2 to 1.9"
         ));
     }
     Ok(())
@@ -389,22 +458,31 @@ impl Gate {
     }
 }
 
-/// A gated timer firing after independent exponential gaps: the arrivals of a Poisson
-/// process inside the ON intervals. Each gap is one exponential draw of mean `mean_ns`
-/// from the source's stream, rounded to the nearest nanosecond ([`crate::rng::nanos`]),
-/// made when the timer is armed.
+/// A gated timer firing after independent random gaps: the arrivals of a renewal
+/// process inside the ON intervals (a Poisson process for exponential gaps). Each gap is
+/// one draw of mean `mean_ns` from the source's stream, following `law`, rounded to the
+/// nearest nanosecond ([`crate::rng::nanos`]), made when the timer is armed.
 #[derive(Clone, Copy, Debug)]
-struct ExponentialGaps {
+struct RandomGaps {
     /// The mean gap, nanoseconds (positive).
     mean_ns: f64,
+    law: onoff::Law,
     gate: Gate,
 }
 
-impl ExponentialGaps {
-    /// Gaps of mean `mean_ns` nanoseconds (positive); closed until [`Self::start`].
-    fn new(mean_ns: f64) -> ExponentialGaps {
-        ExponentialGaps {
+impl RandomGaps {
+    /// Exponential gaps of mean `mean_ns` nanoseconds (positive); closed until
+    /// [`Self::start`].
+    fn exponential(mean_ns: f64) -> RandomGaps {
+        RandomGaps::new(mean_ns, onoff::Law::Exponential)
+    }
+
+    /// Gaps of mean `mean_ns` nanoseconds (positive) following `law`; closed until
+    /// [`Self::start`].
+    fn new(mean_ns: f64, law: onoff::Law) -> RandomGaps {
+        RandomGaps {
             mean_ns,
+            law,
             gate: Gate::default(),
         }
     }
@@ -438,7 +516,10 @@ impl ExponentialGaps {
 
     /// Sets the next firing one gap from now (one draw).
     fn arm(&self, ctx: &mut Ctx<'_>, rng: &mut Rng) {
-        let gap = nanos(rng.exponential(self.mean_ns));
+        let gap = nanos(match self.law {
+            onoff::Law::Exponential => rng.exponential(self.mean_ns),
+            onoff::Law::Pareto { shape } => rng.pareto(shape, self.mean_ns),
+        });
         ctx.set_timer(ctx.now().saturating_add(gap), self.gate.token());
     }
 }

@@ -10,7 +10,7 @@
 
 use linkshare_core::units::Duration;
 
-use super::ExponentialGaps;
+use super::RandomGaps;
 use crate::agent::{Agent, Ctx};
 use crate::rng::Rng;
 
@@ -19,7 +19,7 @@ use crate::rng::Rng;
 pub struct Telnet {
     size: u32,
     rng: Rng,
-    gaps: ExponentialGaps,
+    gaps: RandomGaps,
 }
 
 impl Telnet {
@@ -29,7 +29,7 @@ impl Telnet {
         Telnet {
             size,
             rng,
-            gaps: ExponentialGaps::new(mean_gap.0 as f64),
+            gaps: RandomGaps::exponential(mean_gap.0 as f64),
         }
     }
 }

@@ -76,7 +76,7 @@ use std::sync::Arc;
 
 use linkshare_core::units::Rate;
 
-use super::ExponentialGaps;
+use super::RandomGaps;
 use crate::agent::{Agent, Ctx};
 use crate::rng::Rng;
 
@@ -93,7 +93,7 @@ pub struct Www {
     lengths: Arc<[u64]>,
     size: u32,
     rng: Rng,
-    gaps: ExponentialGaps,
+    gaps: RandomGaps,
 }
 
 impl Www {
@@ -107,7 +107,7 @@ impl Www {
             lengths,
             size,
             rng,
-            gaps: ExponentialGaps::new(mean_bits * 1e9 / load.0 as f64),
+            gaps: RandomGaps::exponential(mean_bits * 1e9 / load.0 as f64),
         }
     }
 }
