@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::hierarchy::{Class, ClassId, ClassTree, DEFAULT_LEAF_LIMIT, Limit};
+use linkshare_core::sched::SchedulerConfig;
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::{Hop, Schedule, SourceConfig, TcpConfig, TcpVariant, Transport};
 
@@ -25,8 +26,9 @@ pub fn describe(s: &Scenario) -> String {
         "  duration {}, seed {}, window {}",
         c.duration, c.seed, c.measure.window
     );
-    for link in &c.links {
+    for (i, link) in c.links.iter().enumerate() {
         let node = |i: u32| c.nodes.get(i as usize).map_or("?", |n| n.name.as_str());
+        let kind = link.scheduler.kind();
         let buffer = match link.buffer.shared {
             None => "no shared limit".to_owned(),
             Some(l) => {
@@ -42,16 +44,47 @@ pub fn describe(s: &Scenario) -> String {
             link.rate,
             link.delay,
             link.overhead,
-            link.scheduler.kind()
+            kind
         );
-        out.push_str(&class_tree(&link.classes));
+        if kind.owns_buffer() {
+            out.push_str(&class_tree_without_limits(&link.classes));
+            let _ = writeln!(out, "  {}", own_buffer(&link.scheduler));
+        } else {
+            out.push_str(&class_tree(&link.classes));
+        }
+        if let Some(notes) = s.link_notes.get(i) {
+            for unused in notes.settings.unused_under(kind) {
+                let _ = writeln!(
+                    out,
+                    "  its {unused} settings are not used: the link runs {kind} (they apply \
+                     with --scheduler {unused})"
+                );
+            }
+        }
     }
-    let _ = writeln!(
-        out,
-        "\nA leaf without `limit` queues at most {} (tc's default); `limit = \"none\"` \
-         makes its queue unbounded.",
-        limit(DEFAULT_LEAF_LIMIT)
-    );
+    // The acknowledgement link of a single-link file is FIFO with a default limit: the
+    // sentence is about the links the user wrote.
+    let written = c
+        .links
+        .iter()
+        .zip(
+            s.link_notes
+                .iter()
+                .map(|n| n.ack_path)
+                .chain(std::iter::repeat(false)),
+        )
+        .filter(|(_, ack)| !ack);
+    if written
+        .clone()
+        .any(|(l, _)| !l.scheduler.kind().owns_buffer())
+    {
+        let _ = writeln!(
+            out,
+            "\nA leaf without `limit` queues at most {} (tc's default); `limit = \"none\"` \
+             makes its queue unbounded.",
+            limit(DEFAULT_LEAF_LIMIT)
+        );
+    }
     let _ = writeln!(out, "\nflows:");
     // The single-link form's acknowledgement link does not make it a topology.
     let multi = s.link_notes.iter().filter(|n| !n.ack_path).count() > 1;
@@ -94,8 +127,13 @@ pub fn describe(s: &Scenario) -> String {
 /// A class tree drawn as a tree, one class per line with its parameters, indented by
 /// two spaces.
 pub fn class_tree(t: &ClassTree) -> String {
+    draw(t, true)
+}
+
+/// [`class_tree`], with or without the leaves' queue limits.
+fn draw(t: &ClassTree, limits: bool) -> String {
     let mut lines = Vec::new();
-    tree(&mut lines, t, ClassId::ROOT, "  ", "");
+    tree(&mut lines, t, ClassId::ROOT, "  ", "", limits);
     let width = lines
         .iter()
         .map(|(l, _)| l.chars().count())
@@ -107,6 +145,34 @@ pub fn class_tree(t: &ClassTree) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     out
+}
+
+/// The class tree without the queue limits, for a discipline that keeps its own buffer
+/// (the class limits do not apply to it).
+fn class_tree_without_limits(t: &ClassTree) -> String {
+    draw(t, false)
+}
+
+/// What buffers the packets of a link whose discipline keeps its own buffer.
+fn own_buffer(config: &SchedulerConfig) -> String {
+    let what = match config {
+        SchedulerConfig::Keshav(k) => {
+            let mut offsets = format!("offset {}", k.delta);
+            for d in &k.deltas {
+                let _ = write!(offsets, ", {} for `{}`", d.delta, d.class);
+            }
+            format!(
+                "a shared buffer of {} (the largest bid dropped), structure {}, {offsets}",
+                limit(k.limit),
+                k.structure.name().to_ascii_uppercase()
+            )
+        }
+        _ => "its own buffer".to_owned(),
+    };
+    format!(
+        "{} keeps {what}; the classes' `limit` and the link's `buffer` do not apply.",
+        config.kind()
+    )
 }
 
 /// A TCP configuration in one line.
@@ -138,9 +204,19 @@ fn tcp(t: &TcpConfig) -> String {
 
 /// The lines of the subtree of `id` as (tree drawing and name, parameters): `lead`
 /// before every line, `branch` before this class.
-fn tree(out: &mut Vec<(String, String)>, t: &ClassTree, id: ClassId, lead: &str, branch: &str) {
+fn tree(
+    out: &mut Vec<(String, String)>,
+    t: &ClassTree,
+    id: ClassId,
+    lead: &str,
+    branch: &str,
+    limits: bool,
+) {
     let class = t.get(id);
-    out.push((format!("{lead}{branch}{}", class.name()), params(class)));
+    out.push((
+        format!("{lead}{branch}{}", class.name()),
+        params(class, limits),
+    ));
     let child_lead = match branch {
         "" => lead.to_owned(),
         "├── " => format!("{lead}│   "),
@@ -153,12 +229,13 @@ fn tree(out: &mut Vec<(String, String)>, t: &ClassTree, id: ClassId, lead: &str,
         } else {
             "├── "
         };
-        tree(out, t, child, &child_lead, b);
+        tree(out, t, child, &child_lead, b, limits);
     }
 }
 
-/// The parameters written for a class (the root shows none: the link line has them).
-fn params(c: &Class) -> String {
+/// The parameters written for a class (the root shows none: the link line has them),
+/// its queue limit with them if `limit`.
+fn params(c: &Class, limit_shown: bool) -> String {
     if c.parent.is_none() {
         return String::new();
     }
@@ -191,6 +268,7 @@ fn params(c: &Class) -> String {
         }
     }
     match s.limit {
+        _ if !limit_shown => {}
         Some(l) => p.push(format!("limit {}", limit(l))),
         None if c.is_leaf() => p.push("limit none (unbounded)".to_owned()),
         None => {}

@@ -50,6 +50,7 @@ const LINK_KEYS: &[&str] = &[
     "best_effort",
     "reverse",
     "htb",
+    "keshav",
 ];
 
 /// Keys of the single-link form's `[link] reverse`.
@@ -68,6 +69,7 @@ const LINKS_KEYS: &[&str] = &[
     "best_effort",
     "class",
     "htb",
+    "keshav",
 ];
 
 /// Keys of a buffer table.
@@ -174,6 +176,9 @@ pub(crate) struct ClassDef {
     /// `limit = "none"`: an unbounded queue, spelled out (a leaf without `limit` gets
     /// [`linkshare_core::hierarchy::DEFAULT_LEAF_LIMIT`]).
     pub(crate) unlimited: bool,
+    /// `delta`: Keshav FQ's offset for this conversation (kept in the link's
+    /// [`crate::DisciplineSettings`], not in the class's spec).
+    pub(crate) delta: Option<Sp<Bytes>>,
 }
 
 /// A flow.
@@ -602,7 +607,7 @@ fn read_link(
     let best_effort = t
         .get("best_effort")
         .and_then(|v| best_effort::read(ctx, &t.field("best_effort"), v));
-    let classes = classes
+    let classes: Vec<ClassDef> = classes
         .iter()
         .enumerate()
         .filter_map(|(i, v)| read_class(ctx, &format!("{class_path}[{i}]"), v))
@@ -611,7 +616,8 @@ fn read_link(
         .get("reverse")
         .filter(|_| !named)
         .and_then(|v| read_reverse(ctx, &t.field("reverse"), v));
-    let settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
+    let mut settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
+    settings::add_class_settings(ctx, &mut settings, &classes);
     Some(LinkDef {
         path: path.to_owned(),
         span: t.span.clone(),

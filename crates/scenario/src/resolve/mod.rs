@@ -269,6 +269,7 @@ fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Optio
             },
             rt_burst: None,
             unlimited: false,
+            delta: None,
         }],
         reverse: None,
     })
