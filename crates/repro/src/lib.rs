@@ -34,6 +34,9 @@ mod fsc_table1;
 mod fsc_www;
 mod hfsc;
 mod hls;
+mod keshav_checks;
+mod keshav_cost;
+mod keshav_figures;
 pub mod runner;
 pub mod sweep;
 pub mod tcp;
@@ -200,6 +203,11 @@ pub const ALL: &[Repro] = &[
         name: "fsc-www",
         about: "FSC paper Figs. 13, 14: web transfers per group against BPR and PBS",
         run: fsc_www::www,
+    },
+    Repro {
+        name: "keshav-cost",
+        about: "Keshav FQ paper Figs. 3-7: LINK, TREE, HEAP, PERC on recorded gateway traces",
+        run: keshav_cost::keshav_cost,
     },
     Repro {
         name: "tcp-fairness",
