@@ -246,7 +246,7 @@ fn trace_length(calibration: &Point, length: Duration) -> Check {
         let r = relative(v, w);
         worst = worst.max(r.abs());
         parts.push(format!(
-            "{} {:+.1} %",
+            "{} {v:.3} vs {w:.3} ({:+.1} %)",
             s.name().to_ascii_uppercase(),
             100.0 * r
         ));
