@@ -242,3 +242,50 @@ fn tree_skews_on_monotone_tags() {
     }
     t.check().unwrap();
 }
+
+/// The replay splits insertions by whether the conversation had a packet buffered:
+/// hand-derived on LINK, whose cost is the number of larger buffered tags.
+#[test]
+fn replay_counts_insertions_into_idle_conversations_apart() {
+    let ops = [
+        // Conversation 0 first (fresh, empty buffer: 0 links).
+        Op::Insert {
+            conv: 0,
+            size: 1,
+            key: 10,
+        },
+        // Conversation 1 (fresh) below 10: 1 link.
+        Op::Insert {
+            conv: 1,
+            size: 1,
+            key: 5,
+        },
+        // Conversation 0 again (not fresh) above everything: 0 links.
+        Op::Insert {
+            conv: 0,
+            size: 1,
+            key: 20,
+        },
+        // Serves conversation 1's packet: conversation 1 is idle again.
+        Op::GetMin,
+        // Conversation 1 (fresh) below 10 and 20: 2 links.
+        Op::Insert {
+            conv: 1,
+            size: 1,
+            key: 7,
+        },
+    ];
+    let all = replay_all(&trace_of(&ops), Limit::Packets(10), Duration::from_secs(1))
+        .expect("the structures agree");
+    let link = all
+        .iter()
+        .find(|r| r.structure == linkshare_core::ds::bids::Structure::Link)
+        .expect("LINK replayed");
+    assert_eq!(link.cost.insertions, 4);
+    assert_eq!(link.cost.ops.insert, 3);
+    assert_eq!(link.fresh.insertions, 3);
+    assert_eq!(link.fresh.ops, 3);
+    for r in &all {
+        assert_eq!(r.fresh.insertions, 3, "{:?}", r.structure);
+    }
+}

@@ -183,6 +183,7 @@ fn config_for(kind: SchedulerKind, buffer: &BufferConfig, gens: &[ClassGen]) -> 
             structure: Structure::ALL[gens.len() % Structure::ALL.len()],
             delta: Bytes(gens.len() as u64 % 3 * 1500),
             deltas: Vec::new(),
+            limit_origin: None,
         }),
         k => k.into(),
     }
@@ -213,6 +214,12 @@ fn conform(kind: SchedulerKind) -> Outcome {
                 return Ok(());
             };
             built.set(built.get() + 1);
+            prop_assert_eq!(
+                sched.owns_buffer(),
+                kind.owns_buffer(),
+                "{}: SchedulerKind::owns_buffer disagrees with the built discipline",
+                kind
+            );
             let r = check(&tree, sched, buffer, &ops)
                 .map_err(|v| TestCaseError::fail(format!("{kind}: {v}")))?;
             let t = total.get();

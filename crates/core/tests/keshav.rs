@@ -176,6 +176,7 @@ fn validation_reports_every_problem_with_a_fix() {
         structure: Structure::Link,
         delta: Bytes::ZERO,
         deltas: vec![delta("nope"), delta("p"), delta("a"), delta("a")],
+        limit_origin: None,
     };
     let e = validate(&t, &config).expect_err("four problems");
     let text = e.to_string();

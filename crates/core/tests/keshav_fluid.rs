@@ -359,6 +359,7 @@ fn greedy_and_sparse(sparse_size: u64, secs: u64) -> (Vec<[f64; 2]>, Vec<f64>) {
                 delta: Bytes(delta_packets * 1500),
                 origin: None,
             }],
+            limit_origin: None,
         };
         let k = Keshav::<TestPacket, PerConversation<TestPacket>>::new(&tree(&c), &config)
             .expect("valid");

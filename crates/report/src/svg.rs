@@ -1,7 +1,8 @@
 //! Line charts as standalone SVG, good enough to put in a paper.
 //!
 //! A [`LineChart`] has a title, axis labels (write the units in them), and [`Series`] of
-//! `(x, y)` points drawn as straight segments or as steps. [`LineChart::render`] returns
+//! `(x, y)` points drawn as straight segments or as steps, with or without a dot at each
+//! point, or as dots alone (a scatter plot, [`Draw`]). [`LineChart::render`] returns
 //! the SVG text: a 960 × 540 drawing with round-number ticks, light grid lines, a legend
 //! to the right of the plot, colours from the Okabe–Ito palette (distinguishable with
 //! the common forms of colour blindness) and dash patterns once the colours run out. It
@@ -122,6 +123,30 @@ impl Dash {
     }
 }
 
+/// How a series shows its points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Draw {
+    /// A line through the points.
+    #[default]
+    Line,
+    /// A line through the points and a dot at each (measured points joined).
+    LineAndDots,
+    /// A dot at each point and no line (a scatter plot).
+    Dots,
+}
+
+impl Draw {
+    fn line(self) -> bool {
+        self != Draw::Dots
+    }
+    fn dots(self) -> bool {
+        self != Draw::Line
+    }
+}
+
+/// Radius of a dot, in pixels.
+const DOT_RADIUS: f64 = 3.5;
+
 /// One line of a chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
@@ -140,6 +165,8 @@ pub struct Series {
     /// An aggregate of several things (the sum of the classes not drawn one by one):
     /// drawn in [`AGGREGATE_COLOUR`] instead of a palette colour.
     pub aggregate: bool,
+    /// Line, dots, or both.
+    pub draw: Draw,
 }
 
 impl Series {
@@ -152,7 +179,22 @@ impl Series {
             colour: None,
             dash: None,
             aggregate: false,
+            draw: Draw::Line,
         }
+    }
+
+    /// Dots at `points`, no line (a scatter plot).
+    pub fn dots(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            draw: Draw::Dots,
+            ..Series::line(name, points)
+        }
+    }
+
+    /// The same series with a dot at each point besides its line.
+    pub fn with_dots(mut self) -> Series {
+        self.draw = Draw::LineAndDots;
+        self
     }
 
     /// A step function through `points` (see [`Series::step`]).
@@ -338,10 +380,22 @@ impl LineChart {
             }
             drawn += 1;
             let (colour, dash) = style(series, i);
-            let dash_attr = dash
-                .dasharray()
-                .map_or(String::new(), |a| format!(r#" stroke-dasharray="{a}""#));
-            let _ = writeln!(s, r#"<path d="{d}" stroke="{colour}"{dash_attr}/>"#);
+            if series.draw.line() {
+                let dash_attr = dash
+                    .dasharray()
+                    .map_or(String::new(), |a| format!(r#" stroke-dasharray="{a}""#));
+                let _ = writeln!(s, r#"<path d="{d}" stroke="{colour}"{dash_attr}/>"#);
+            }
+            if series.draw.dots() {
+                for &(x, y) in &series.points {
+                    if let (Some(px), Some(py)) = (xm.pixel(x), ym.pixel(y)) {
+                        let _ = writeln!(
+                            s,
+                            r#"<circle cx="{px:.2}" cy="{py:.2}" r="{DOT_RADIUS}" fill="{colour}" stroke="none"/>"#
+                        );
+                    }
+                }
+            }
         }
         let _ = writeln!(s, "</g>");
         if drawn == 0 {
@@ -400,11 +454,20 @@ impl LineChart {
             let dash_attr = dash
                 .dasharray()
                 .map_or(String::new(), |a| format!(r#" stroke-dasharray="{a}""#));
-            let _ = writeln!(
-                s,
-                r#"<line x1="{x:.2}" y1="{y:.2}" x2="{:.2}" y2="{y:.2}" stroke="{colour}" stroke-width="2.5"{dash_attr}/>"#,
-                x + 28.0
-            );
+            if series.draw.line() {
+                let _ = writeln!(
+                    s,
+                    r#"<line x1="{x:.2}" y1="{y:.2}" x2="{:.2}" y2="{y:.2}" stroke="{colour}" stroke-width="2.5"{dash_attr}/>"#,
+                    x + 28.0
+                );
+            }
+            if series.draw.dots() {
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{:.2}" cy="{y:.2}" r="{DOT_RADIUS}" fill="{colour}"/>"#,
+                    x + 14.0
+                );
+            }
             let name = match same_as.get(i).copied().flatten() {
                 Some(j) => format!("{} (= {})", series.name, self.series[j].name),
                 None => series.name.clone(),
@@ -737,6 +800,23 @@ mod tests {
         }
         let svg = chart.render();
         assert!(svg.contains("…and 13 more series"), "{svg}");
+    }
+
+    #[test]
+    fn dots_are_drawn_alone_or_on_lines() {
+        let mut chart = LineChart::new("t", "x", "y");
+        chart
+            .series
+            .push(Series::dots("scatter", vec![(0.0, 1.0), (2.0, 3.0)]));
+        chart
+            .series
+            .push(Series::line("joined", vec![(0.0, 2.0), (1.0, 2.5)]).with_dots());
+        let svg = chart.render();
+        // Two dots of the scatter, two of the joined line, one legend dot each.
+        assert_eq!(svg.matches("<circle").count(), 6, "{svg}");
+        // One path (the joined line) and one legend line (the scatter's legend is a dot).
+        assert_eq!(svg.matches("<path d=").count(), 1, "{svg}");
+        assert_eq!(svg.matches("stroke-width=\"2.5\"").count(), 1, "{svg}");
     }
 
     #[test]

@@ -35,6 +35,9 @@ mod fsc_www;
 mod hfsc;
 mod hls;
 mod jobs;
+mod keshav_checks;
+mod keshav_cost;
+mod keshav_figures;
 pub mod runner;
 pub mod sweep;
 pub mod tcp;
@@ -211,6 +214,11 @@ pub const ALL: &[Repro] = &[
         name: "jobs-exp2",
         about: "JoBS paper Figs. 6-9, Tables 1, 2: two bottlenecks, TCP and UDP, jobs vs fifo, prio, drr",
         run: jobs::exp2,
+    },
+    Repro {
+        name: "keshav-cost",
+        about: "Keshav FQ paper Figs. 3-7: LINK, TREE, HEAP, PERC on recorded gateway traces",
+        run: keshav_cost::keshav_cost,
     },
     Repro {
         name: "tcp-fairness",

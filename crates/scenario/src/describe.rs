@@ -32,7 +32,10 @@ pub fn describe(s: &Scenario) -> String {
     for (i, link) in c.links.iter().enumerate() {
         let node = |i: u32| c.nodes.get(i as usize).map_or("?", |n| n.name.as_str());
         let own = own_buffer(&link.scheduler);
-        qdisc_limits |= own.is_none();
+        // The acknowledgement link of a single-link file is FIFO with a default limit:
+        // the note below is about the links the user wrote.
+        let ack_path = s.link_notes.get(i).is_some_and(|n| n.ack_path);
+        qdisc_limits |= own.is_none() && !ack_path;
         let buffer = match (&own, link.buffer.shared) {
             (Some(own), _) => own.clone(),
             (None, None) => "no shared limit".to_owned(),
@@ -58,6 +61,14 @@ pub fn describe(s: &Scenario) -> String {
                 &link.classes,
                 &link.scheduler,
             ));
+            let kind = link.scheduler.kind();
+            for unused in notes.settings.unused_under(kind) {
+                let _ = writeln!(
+                    out,
+                    "  its {unused} settings are not used: the link runs {kind} (they apply \
+                     with --scheduler {unused})"
+                );
+            }
         }
     }
     if qdisc_limits {
@@ -131,13 +142,21 @@ fn own_buffer(config: &SchedulerConfig) -> Option<String> {
                 }
             },
         ),
-        SchedulerConfig::Keshav(k) => (
-            "keshav",
-            format!(
-                "{} shared by the classes, the largest bid dropped when full",
-                limit(k.limit)
-            ),
-        ),
+        SchedulerConfig::Keshav(k) => {
+            let mut offsets = format!("offset {}", k.delta);
+            for d in &k.deltas {
+                let _ = write!(offsets, ", {} for `{}`", d.delta, d.class);
+            }
+            (
+                "keshav",
+                format!(
+                    "{} shared by the classes, the largest bid dropped when full, \
+                     structure {}, {offsets}",
+                    limit(k.limit),
+                    k.structure.name().to_ascii_uppercase()
+                ),
+            )
+        }
         _ => return None,
     };
     Some(format!(

@@ -41,6 +41,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use linkshare_analysis::admission;
 use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::ClassId;
+use linkshare_core::sched::keshav::KeshavConfig;
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::SimConfig;
@@ -170,6 +171,10 @@ pub struct DisciplineSettings {
     pub htb: linkshare_core::sched::htb::HtbParams,
     /// `[link.jobs]` and the JoBS constraints written in the link's classes.
     pub jobs: JobsSettings,
+    /// `[link.keshav]` (`limit`, `structure`, `delta`) and the classes' `delta`s: Keshav
+    /// FQ's buffer, buffer structure and offsets; `None` when the file writes none of
+    /// them (then Keshav FQ runs with [`KeshavConfig::default`]).
+    pub keshav: Option<KeshavConfig>,
 }
 
 impl DisciplineSettings {
@@ -178,8 +183,28 @@ impl DisciplineSettings {
         match kind {
             SchedulerKind::Htb => SchedulerConfig::Htb(self.htb),
             SchedulerKind::Jobs => SchedulerConfig::Jobs(self.jobs.config.clone()),
+            SchedulerKind::Keshav => {
+                SchedulerConfig::Keshav(self.keshav.clone().unwrap_or_default())
+            }
             k => k.into(),
         }
+    }
+
+    /// The disciplines other than `kind` whose settings the file gives (HTB's when they
+    /// differ from tc's defaults): a link run by `kind` ignores them.
+    pub fn unused_under(&self, kind: SchedulerKind) -> Vec<SchedulerKind> {
+        let written = [
+            (
+                SchedulerKind::Htb,
+                self.htb != linkshare_core::sched::htb::HtbParams::default(),
+            ),
+            (SchedulerKind::Keshav, self.keshav.is_some()),
+        ];
+        written
+            .into_iter()
+            .filter(|&(k, w)| w && k != kind)
+            .map(|(k, _)| k)
+            .collect()
     }
 }
 

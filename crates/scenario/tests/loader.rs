@@ -723,3 +723,138 @@ fn htb_settings_are_read_and_follow_the_scheduler() {
         "{unknown:?}"
     );
 }
+
+/// `[link.keshav]` and the classes' `delta`s reach Keshav FQ's settings, stay with the
+/// link under another scheduler (and `validate` says they are unused there), and come
+/// back with Keshav FQ.
+#[test]
+fn keshav_settings_are_read_and_follow_the_scheduler() {
+    use linkshare_core::ds::bids::Structure;
+    use linkshare_core::sched::SchedulerConfig;
+    let text = BASE
+        .replace(
+            "[link]\nrate = \"10mbit\"",
+            "[link]\nrate = \"10mbit\"\nscheduler = \"keshav\"\n\
+             keshav = { limit = 200, structure = \"link\", delta = \"3000b\" }",
+        )
+        .replace("name = \"c\"\n", "name = \"c\"\ndelta = \"1500b\"\n");
+    let mut s = load(&text).unwrap();
+    let keshav = |s: &Scenario| match &s.config.links[0].scheduler {
+        SchedulerConfig::Keshav(k) => Some(k.clone()),
+        _ => None,
+    };
+    let k = keshav(&s).expect("keshav");
+    assert_eq!(k.limit, Limit::Packets(200));
+    assert_eq!(k.structure, Structure::Link);
+    assert_eq!(k.delta, Bytes(3000));
+    assert_eq!(k.deltas.len(), 1);
+    assert_eq!(
+        (k.deltas[0].class.as_str(), k.deltas[0].delta),
+        ("c", Bytes(1500))
+    );
+    let described = linkshare_scenario::describe::describe(&s);
+    assert!(
+        described.contains("keshav's own, 200 packets shared by the classes")
+            && described.contains("structure LINK, offset 3000b, 1500b for `c`"),
+        "{described}"
+    );
+    assert!(
+        !described.contains("limit 1000 packets") && !described.contains("A leaf without"),
+        "no class limit applies under keshav:\n{described}"
+    );
+
+    s.set_scheduler(SchedulerKind::Drr, "--scheduler").unwrap();
+    assert_eq!(keshav(&s), None);
+    let described = linkshare_scenario::describe::describe(&s);
+    assert!(
+        described.contains("its keshav settings are not used: the link runs drr"),
+        "{described}"
+    );
+    assert!(described.contains("A leaf without `limit`"), "{described}");
+    s.set_scheduler(SchedulerKind::Keshav, "--scheduler")
+        .unwrap();
+    assert_eq!(keshav(&s), Some(k));
+
+    // Bytes as the unit of the buffer.
+    let bytes = load(&text.replace("limit = 200", "limit = \"64kb\"")).unwrap();
+    assert_eq!(
+        keshav(&bytes).map(|k| k.limit),
+        Some(Limit::Bytes(Bytes(65536)))
+    );
+    // The topology form: `keshav = { ... }` on a `[[links]]` entry, `delta` on its class.
+    let topo = TWO_HOPS
+        .replace(
+            "rate = \"5mbit\"\n",
+            "rate = \"5mbit\"\nscheduler = \"keshav\"\nkeshav = { limit = 50, structure = \"tree\" }\n",
+        )
+        .replace("name = \"y\"\n", "name = \"y\"\ndelta = \"100b\"\n");
+    let t = load(&topo).unwrap();
+    match &t.config.links[1].scheduler {
+        SchedulerConfig::Keshav(k) => {
+            assert_eq!(
+                (k.limit, k.structure),
+                (Limit::Packets(50), Structure::Tree)
+            );
+            assert_eq!(k.deltas[0].delta, Bytes(100));
+        }
+        other => panic!("{other:?}"),
+    }
+    let bad = problems(&topo.replace("limit = 50", "limt = 50"));
+    assert!(
+        about(&bad, "links[1].keshav.limt")
+            .fix
+            .contains("did you mean `limit`?"),
+        "{bad:#?}"
+    );
+    // Without any setting, the defaults.
+    let plain = load(&BASE.replace("[link]\n", "[link]\nscheduler = \"keshav\"\n")).unwrap();
+    assert_eq!(
+        keshav(&plain),
+        Some(linkshare_core::sched::keshav::KeshavConfig::default())
+    );
+}
+
+/// Each wrong Keshav setting is reported where it was written, with its fix.
+#[test]
+fn keshav_setting_errors_are_located() {
+    let text = BASE.replace(
+        "[link]\nrate = \"10mbit\"",
+        "[link]\nrate = \"10mbit\"\nscheduler = \"keshav\"\n\
+         keshav = { limit = 0, structure = \"heep\", delta = \"lots\" }",
+    );
+    let ps = problems(&text);
+    let p = about(&ps, "link.keshav.limit");
+    assert_eq!(at(p), position_of(&text, "0, structure"));
+    assert!(p.fix.contains("at least 1"), "{p}");
+    let p = about(&ps, "link.keshav.structure");
+    assert_eq!(at(p), position_of(&text, "\"heep\""));
+    assert!(p.fix.contains("did you mean `heap`?"), "{p}");
+    assert!(about(&ps, "link.keshav.delta").problem.contains("lots"));
+
+    let none = text.replace("limit = 0", "limit = \"none\"");
+    let p = about(&problems(&none), "link.keshav.limit").clone();
+    assert!(p.problem.contains("cannot be unbounded"), "{p}");
+
+    // A byte buffer smaller than a class's largest packet.
+    let small = BASE.replace(
+        "[link]\nrate = \"10mbit\"",
+        "[link]\nrate = \"10mbit\"\nscheduler = \"keshav\"\nkeshav = { limit = \"1000b\" }",
+    );
+    let p = about(&problems(&small), "link.keshav.limit").clone();
+    assert_eq!(at(&p), position_of(&small, "\"1000b\""));
+    assert!(p.fix.contains("at least 1500 bytes"), "{p}");
+
+    // An offset on a class that is not a conversation.
+    let inner = BASE
+        .replace("[link]\n", "[link]\nscheduler = \"keshav\"\n")
+        .replace(
+            "name = \"parent\"\n",
+            "name = \"parent\"\ndelta = \"1500b\"\n",
+        );
+    let ps = problems(&inner);
+    let p = about(&ps, "class[0].delta");
+    assert_eq!(at(p), position_of(&inner, "\"1500b\""));
+    assert!(p.problem.contains("not a leaf"), "{p}");
+    // Under another scheduler the same offset is not an error: it is unused.
+    assert!(load(&inner.replace("scheduler = \"keshav\"", "scheduler = \"drr\"")).is_ok());
+}

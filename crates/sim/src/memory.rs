@@ -170,7 +170,9 @@ pub fn estimate(config: &SimConfig) -> Estimate {
     let mut growing = Vec::new();
     let seconds = config.duration.as_secs_f64();
     for (l, link) in config.links.iter().enumerate() {
-        if link.buffer.shared.is_some() {
+        // A shared buffer, or a discipline that keeps its own (bounded) buffer, holds
+        // every queue of the link.
+        if link.buffer.shared.is_some() || link.scheduler.kind().owns_buffer() {
             continue;
         }
         let unlimited = |c: ClassId| link.classes.get(c).spec.limit.is_none();

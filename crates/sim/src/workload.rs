@@ -272,10 +272,12 @@ pub fn keshav_cost(p: &KeshavCost) -> SimConfig {
 
 /// Runs `config` with the buffer operations of link `link` recorded: that link must run
 /// Keshav's FQ ([`SchedulerConfig::Keshav`]); it is built with its settings and a
-/// [`Recorder`]. Returns the run's result and the trace.
+/// [`Recorder`]. Returns the run's result and the trace. `on_progress` is called as
+/// [`Simulator::run_with_progress`] calls it.
 pub fn record_buffer_trace(
     config: &SimConfig,
     link: LinkId,
+    on_progress: &mut dyn FnMut(Instant, Duration, u64),
 ) -> Result<(RunResult, Trace), SimError> {
     let recorder = Recorder::new();
     let traced = &config.links[link.0 as usize].name;
@@ -288,6 +290,6 @@ pub fn record_buffer_trace(
         }
     };
     let sim = Simulator::with_schedulers(config, &mut build)?;
-    let result = sim.run();
+    let result = sim.run_with_progress(on_progress);
     Ok((result, recorder.trace()))
 }

@@ -20,7 +20,8 @@ fn short(n: u32, b: u64, secs: u64) -> KeshavCost {
 /// replays' average insertion costs.
 fn record_and_replay(p: &KeshavCost) -> (Trace, u64, Vec<(Structure, f64, u64)>) {
     let config = keshav_cost(p);
-    let (result, trace) = record_buffer_trace(&config, KESHAV_TRUNK).expect("valid workload");
+    let (result, trace) =
+        record_buffer_trace(&config, KESHAV_TRUNK, &mut |_, _, _| {}).expect("valid workload");
     result.check_conservation().expect("conservation");
     let trunk = &result.links[KESHAV_TRUNK.0 as usize];
     assert_eq!(trunk.scheduler, "keshav");
@@ -74,10 +75,10 @@ fn overloaded_point_drops_identically_and_round_trips() {
 #[test]
 fn recording_is_deterministic() {
     let p = short(3, 30, 20);
-    let a = record_buffer_trace(&keshav_cost(&p), KESHAV_TRUNK)
+    let a = record_buffer_trace(&keshav_cost(&p), KESHAV_TRUNK, &mut |_, _, _| {})
         .expect("valid")
         .1;
-    let b = record_buffer_trace(&keshav_cost(&p), KESHAV_TRUNK)
+    let b = record_buffer_trace(&keshav_cost(&p), KESHAV_TRUNK, &mut |_, _, _| {})
         .expect("valid")
         .1;
     assert_eq!(a, b);

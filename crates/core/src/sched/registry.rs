@@ -129,6 +129,13 @@ impl SchedulerKind {
         )
     }
 
+    /// Whether the discipline keeps its own buffer and decides its own drops
+    /// ([`super::Scheduler::owns_buffer`]: Keshav FQ, JoBS), so that the class limits and
+    /// the qdisc's shared buffer do not apply to it. Known without building it.
+    pub const fn owns_buffer(self) -> bool {
+        matches!(self, SchedulerKind::Keshav | SchedulerKind::Jobs)
+    }
+
     /// The names of every kind, comma-separated, for error messages.
     pub fn all_names() -> String {
         Self::ALL

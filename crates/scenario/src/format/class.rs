@@ -26,6 +26,7 @@ const CLASS_KEYS: &[&str] = &[
     "max_packet",
     "quantum",
     "per_flow",
+    "delta",
 ];
 
 /// Keys of a `per_flow` table.
@@ -102,6 +103,7 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
         rt_burst: rt.and_then(|(_, umax)| umax),
         unlimited,
         jobs,
+        delta: t.quantity::<Bytes>(ctx, "delta", "a size", "\"1500b\""),
     })
 }
 

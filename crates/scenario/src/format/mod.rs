@@ -53,6 +53,7 @@ const LINK_KEYS: &[&str] = &[
     "reverse",
     "htb",
     "jobs",
+    "keshav",
 ];
 
 /// Keys of the single-link form's `[link] reverse`.
@@ -72,6 +73,7 @@ const LINKS_KEYS: &[&str] = &[
     "class",
     "htb",
     "jobs",
+    "keshav",
 ];
 
 /// Keys of a buffer table.
@@ -180,6 +182,9 @@ pub(crate) struct ClassDef {
     pub(crate) unlimited: bool,
     /// The JoBS constraints written in the class (kept in the link's JoBS settings).
     pub(crate) jobs: linkshare_core::sched::jobs::Constraints,
+    /// `delta`: Keshav FQ's offset for this conversation (kept in the link's
+    /// [`crate::DisciplineSettings`], not in the class's spec).
+    pub(crate) delta: Option<Sp<Bytes>>,
 }
 
 /// A flow.
@@ -618,7 +623,7 @@ fn read_link(
         .filter(|_| !named)
         .and_then(|v| read_reverse(ctx, &t.field("reverse"), v));
     let mut settings = settings::read(ctx, |k| t.get(k), |k| t.field(k));
-    settings::jobs_classes(&mut settings, &classes);
+    settings::add_class_settings(ctx, &mut settings, &classes);
     Some(LinkDef {
         path: path.to_owned(),
         span: t.span.clone(),

@@ -347,6 +347,7 @@ fn reverse_link_def(ctx: &mut Ctx<'_>, link: &LinkDef, tcp_flows: bool) -> Optio
             rt_burst: None,
             unlimited: false,
             jobs: Default::default(),
+            delta: None,
         }],
         reverse: None,
     })

@@ -298,6 +298,20 @@ pub struct Replay {
     pub mean_buffered: f64,
     /// Conversations with buffered packets, averaged over the insertions (before each).
     pub mean_conversations: f64,
+    /// The insertions of packets whose conversation had no packet buffered, and the
+    /// elementary operations they cost (excluding drops): in fair queueing their bids
+    /// can fall anywhere in the buffer, while a conversation's next packet bids above
+    /// its own tail.
+    pub fresh: FreshInsertions,
+}
+
+/// Insertions into a conversation with no packet buffered, and their cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FreshInsertions {
+    /// How many.
+    pub insertions: u64,
+    /// Their elementary operations, drops excluded.
+    pub ops: u64,
 }
 
 impl Replay {
@@ -330,6 +344,7 @@ pub fn replay_with<S: BidQueue<()>>(
     let mut per_conv = vec![0u64; trace.conversations()];
     let mut backlogged = 0u64;
     let (mut sum_buffered, mut sum_conversations) = (0u64, 0u64);
+    let mut fresh = FreshInsertions::default();
     let mut running = Vec::new();
     let step = every.as_nanos().max(1);
     let mut next_sample = step;
@@ -359,12 +374,18 @@ pub fn replay_with<S: BidQueue<()>>(
                     value: (),
                 };
                 per_conv[conv as usize] += 1;
-                backlogged += u64::from(per_conv[conv as usize] == 1);
+                let is_fresh = per_conv[conv as usize] == 1;
+                backlogged += u64::from(is_fresh);
+                let before = buf.cost().ops.insert;
                 buf.insert(e, |d| {
                     per_conv[d.conv as usize] -= 1;
                     backlogged -= u64::from(per_conv[d.conv as usize] == 0);
                     outcomes.push(Outcome::Dropped(d.tag.seq()));
                 });
+                if is_fresh {
+                    fresh.insertions += 1;
+                    fresh.ops += buf.cost().ops.insert - before;
+                }
             }
             TraceOp::GetMin { .. } => outcomes.push(match buf.get_min() {
                 Some(e) => {
@@ -386,6 +407,7 @@ pub fn replay_with<S: BidQueue<()>>(
         outcomes,
         mean_buffered: ratio(sum_buffered, insertions),
         mean_conversations: ratio(sum_conversations, insertions),
+        fresh,
     }
 }
 

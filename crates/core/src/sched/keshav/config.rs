@@ -36,6 +36,8 @@ pub struct KeshavConfig {
     pub delta: Bytes,
     /// Per-conversation offsets.
     pub deltas: Vec<ConversationDelta>,
+    /// Where `limit` was written, when known (for messages).
+    pub limit_origin: Option<Origin>,
 }
 
 impl Default for KeshavConfig {
@@ -46,6 +48,7 @@ impl Default for KeshavConfig {
             structure: Structure::Perc,
             delta: Bytes::ZERO,
             deltas: Vec::new(),
+            limit_origin: None,
         }
     }
 }
@@ -77,11 +80,20 @@ pub fn validate(tree: &ClassTree, config: &KeshavConfig) -> Result<(), BuildErro
             format!("use a link rate of at most {MAX_LINK_RATE}"),
         ));
     }
+    // The buffer is the discipline's, not the link's: its problems name the setting
+    // (`keshav.limit`) and where it was written.
+    let limit_problem = |problem: String, fix: String| ConfigError {
+        class: tree.get(root).name().to_owned(),
+        field: "keshav.limit",
+        origin: config
+            .limit_origin
+            .clone()
+            .or_else(|| tree.get(root).spec.origin.clone()),
+        problem,
+        fix,
+    };
     match config.limit {
-        Limit::Packets(0) | Limit::Bytes(Bytes(0)) => problems.push(class_problem(
-            tree,
-            root,
-            "limit",
+        Limit::Packets(0) | Limit::Bytes(Bytes(0)) => problems.push(limit_problem(
             "keshav's buffer limit is zero".into(),
             "give keshav a buffer of at least one packet, such as 1000 packets".into(),
         )),
@@ -94,10 +106,7 @@ pub fn validate(tree: &ClassTree, config: &KeshavConfig) -> Result<(), BuildErro
             if let Some((m, l)) = biggest
                 && m > b
             {
-                problems.push(class_problem(
-                    tree,
-                    root,
-                    "limit",
+                problems.push(limit_problem(
                     format!(
                         "keshav's buffer of {} bytes cannot hold one maximum-size packet of class `{}` ({} bytes)",
                         b.0,

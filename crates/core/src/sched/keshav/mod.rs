@@ -35,8 +35,14 @@
 //! * `structure`: LINK, TREE, HEAP or PERC ([`crate::ds::bids`]); PERC by default.
 //! * `delta` / `deltas`: the offsets, in bytes of round number; 0 by default.
 //!
+//! Scenario files write them as `[link.keshav]` (`limit`, `structure`, `delta`) and a
+//! class's `delta` (`scenarios/README.md`).
+//!
 //! The discipline keeps its own buffer ([`Scheduler::owns_buffer`]): class limits and
 //! the qdisc's shared buffer do not apply; its drops are [`DropReason::LargestBid`].
+//! [`Scheduler::discipline_counters`] reports the buffer's operations with their
+//! elementary costs (the paper's metric for the structure in use) and the round-number
+//! heap's exchanges.
 //!
 //! # Deviations
 //!
@@ -77,7 +83,7 @@ pub mod round;
 
 pub use config::{ConversationDelta, DEFAULT_LIMIT, KeshavConfig, validate};
 
-use super::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
+use super::{Dequeued, DisciplineCounter, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::ds::bids::trace::Recorder;
 use crate::ds::bids::{BidQueue, Bounded, Cost, Entry, Tag};
 use crate::hierarchy::{ClassId, ClassTree};
@@ -257,6 +263,29 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
 
     fn owns_buffer(&self) -> bool {
         true
+    }
+
+    /// The buffer's operations and their elementary costs (the paper's metric, for the
+    /// structure this instance runs), and the exchanges of the round number's heap.
+    fn discipline_counters(&self) -> Vec<DisciplineCounter> {
+        let c = self.buffer.cost();
+        [
+            ("insertions", c.insertions),
+            ("get_mins", c.get_mins),
+            ("largest_bid_drops", c.drops),
+            ("insert_ops", c.ops.insert),
+            ("drop_ops", c.ops.drop),
+            ("get_min_ops", c.ops.get_min),
+            ("max_insert_ops", c.max_insert),
+            ("round_heap_exchanges", self.round.heap_exchanges()),
+        ]
+        .into_iter()
+        .map(|(name, value)| DisciplineCounter {
+            class: None,
+            name,
+            value,
+        })
+        .collect()
     }
 }
 
