@@ -104,12 +104,12 @@ fn dispatch(command: &Command, global: &commands::Global) -> Result<(), Failure>
         Command::Demo(a) => commands::demo::run(a, global),
         Command::Run(a) => commands::run::run(a, global),
         Command::Compare(a) => commands::compare::run(a, global),
-        Command::Validate(a) => commands::validate::run(a),
+        Command::Validate(a) => commands::validate::run(a, global),
         Command::Alloc(a) => commands::alloc::run(a),
         Command::Bounds(a) => commands::bounds::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Repro(a) => commands::repro::run(a, global),
-        Command::Shape(a) => commands::shape::run(a),
+        Command::Shape(a) => commands::shape::run(a, global),
         Command::Sweep(a) => commands::sweep::run(a),
     }
 }

@@ -75,7 +75,7 @@ source = { type = "cbr", rate = "1mbit", size = "1000b" }
         let err = stderr(&o);
         let (l, c) = position_of(text, "\"1mbit\"\n\n");
         let expected = format!(
-            "{}:{l}:{c}: field `class[0].ceil`: ceil 1mbit is below rate 2mbit; raise ceil to at least rate",
+            "{}:{l}:{c}: field `class[0].ceil`: under scheduler `fifo`, ceil 1mbit is below rate 2mbit; raise ceil to at least rate",
             path.display()
         );
         assert!(err.contains(&expected), "{cmd}: {err}");

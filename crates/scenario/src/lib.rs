@@ -54,7 +54,8 @@ pub use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 pub use resolve::{ACK_CLASS, SINGLE_REVERSE_LINK};
 pub use shaper::{
-    Interfaces, PacingMode, ShaperConfig, ShaperSettings, load_shaper_file, load_shaper_str,
+    Interfaces, PacingMode, ShaperConfig, ShaperSettings, SingleLink, load_shaper_file,
+    load_shaper_str, load_single_link_file, load_single_link_str,
 };
 
 use problem::LineIndex;
@@ -193,6 +194,9 @@ pub struct LinkNotes {
     /// single-link file's TCP flows ([`SINGLE_REVERSE_LINK`]): it stays FIFO when a
     /// command runs the scenario under another scheduler.
     pub ack_path: bool,
+    /// The path of each class in the file (`class[2]`), by class id; the link's own
+    /// path (`link`, `links[0]`) for the root. Locates warnings.
+    pub class_paths: Vec<String>,
 }
 
 impl Scenario {
@@ -315,6 +319,24 @@ impl Scenario {
             sim = sim.memory_budget(budget);
         }
         Ok(sim)
+    }
+
+    /// Advice about the scenario as it will run: for each link, the warnings of its
+    /// discipline ([`SchedulerConfig::warnings`], tc's warnings under HTB), located at
+    /// the fields they are about. Follows [`Scenario::set_scheduler`].
+    pub fn warnings(&self) -> Vec<Problem> {
+        let mut all = Vec::new();
+        for (link, notes) in self.config.links.iter().zip(&self.link_notes) {
+            if notes.ack_path {
+                continue;
+            }
+            all.extend(resolve::discipline_warnings(
+                &link.scheduler,
+                &link.classes,
+                &notes.class_paths,
+            ));
+        }
+        all
     }
 
     /// Whether the scenario has more than one link (outputs then name classes

@@ -43,6 +43,9 @@ pub fn run(args: &RunArgs, global: &Global) -> Result<(), Failure> {
         let kind = parse_scheduler(name, "--scheduler")?;
         scenario.set_scheduler(kind, "--scheduler")?;
     }
+    for warning in scenario.warnings() {
+        global.warn(&warning.to_string());
+    }
     let checks = check::admissions(&scenario.config, |i| scenario.admission_options(i));
     for warning in check::warnings(&checks) {
         global.warn(&warning);

@@ -20,7 +20,7 @@ use super::prio::Prio;
 use super::sced::Sced;
 use super::wf2q::Wf2q;
 use super::{Packet, Scheduler};
-use crate::hierarchy::{ClassId, ClassTree, ConfigError};
+use crate::hierarchy::{ClassId, ClassTree, ConfigError, guarantee_problems};
 
 /// Every discipline that can be named in a scenario or on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -344,6 +344,7 @@ impl SchedulerConfig {
     /// building it: `build` fails exactly when this does, with the same error.
     pub fn validate(&self, tree: &ClassTree) -> Result<(), BuildError> {
         self.check_templates(tree)?;
+        self.check_guarantees(tree)?;
         match self {
             SchedulerConfig::Fifo
             | SchedulerConfig::Prio
@@ -363,6 +364,34 @@ impl SchedulerConfig {
             SchedulerConfig::Scfq => super::pfq::validate(Flavor::Scfq, tree),
             SchedulerConfig::Stfq => super::pfq::validate(Flavor::Stfq, tree),
             SchedulerConfig::Jobs(config) => super::jobs::validate(tree, config),
+        }
+    }
+
+    /// Advice about `tree` under this discipline: settings it accepts (as the kernel does)
+    /// that probably do not do what was meant, each naming the class and the fix. HTB
+    /// gives tc's warnings ([`super::htb::warnings`]); the other disciplines none yet.
+    /// Empty when the discipline cannot be built for the tree (`validate` says why).
+    pub fn warnings(&self, tree: &ClassTree) -> Vec<ConfigError> {
+        match self {
+            SchedulerConfig::Htb(params) => super::htb::warnings(tree, params),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Refuses rates that cannot all be guaranteed ([`guarantee_problems`]), except under
+    /// HTB, which runs them as Linux does and warns instead ([`SchedulerConfig::warnings`]).
+    fn check_guarantees(&self, tree: &ClassTree) -> Result<(), BuildError> {
+        if matches!(self, SchedulerConfig::Htb(_)) {
+            return Ok(());
+        }
+        let problems = guarantee_problems(tree);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(BuildError {
+                kind: self.kind(),
+                problems,
+            })
         }
     }
 
@@ -407,6 +436,7 @@ impl SchedulerConfig {
         tree: &ClassTree,
     ) -> Result<Box<dyn Scheduler<P> + Send>, BuildError> {
         self.check_templates(tree)?;
+        self.check_guarantees(tree)?;
         Ok(match self {
             SchedulerConfig::Fifo => Box::new(Fifo::new()),
             SchedulerConfig::Prio => Box::new(Prio::new(tree)),

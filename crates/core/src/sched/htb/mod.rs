@@ -148,11 +148,14 @@ mod config;
 mod levels;
 mod ready;
 mod topology;
+mod warnings;
 
 pub use bucket::Mode;
 pub use config::{
     ClassParams, HtbParams, MAX_DEPTH, MAX_QUANTUM, MIN_QUANTUM, PRIORITIES, QuantumClamp,
+    default_burst, derived_quantum, resolve,
 };
+pub use warnings::warnings;
 
 use super::len_of;
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
