@@ -195,9 +195,9 @@ pub(crate) fn build(ctx: &mut Ctx<'_>, doc: &Document, source: &Arc<Source>) -> 
 
 /// Builds the single link of a shaper configuration or of a file to export, with the
 /// `[shaper]` it was read with; `None` when problems were reported to `ctx`.
-pub(crate) fn build_single_link<'d>(
+pub(crate) fn build_single_link(
     ctx: &mut Ctx<'_>,
-    doc: &'d ShaperDocument,
+    doc: &ShaperDocument,
     file: &str,
     stem: &str,
 ) -> Option<SingleLink> {
