@@ -1608,6 +1608,9 @@ impl Importer {
             Some(r) => r,
             None => match link_rate(&config) {
                 Some(r) => r,
+                // A class the script failed to add leaves the rate unknown; say so only
+                // when nothing else is wrong.
+                None if !self.problems.is_empty() => Rate::ZERO,
                 None => {
                     self.problems.push(Problem {
                         origin: Some(root.origin.clone()),
