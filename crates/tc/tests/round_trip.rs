@@ -79,7 +79,7 @@ fn gen_filter() -> impl Strategy<Value = GenFilter> {
 
 /// A tc script for a generated tree under `kind` (htb or hfsc).
 fn script_of(kind: &str, classes: &[Gen], filters: &[GenFilter], default: usize) -> String {
-    let mut s = format!("DEV=veth0\ntc qdisc del dev $DEV root 2>/dev/null\n");
+    let mut s = String::from("DEV=veth0\ntc qdisc del dev $DEV root 2>/dev/null\n");
     let mut parents = Vec::new();
     for (i, c) in classes.iter().enumerate() {
         // Parents are earlier classes (or the qdisc): a tree of any shape.
