@@ -75,15 +75,27 @@ pub struct ImportOutcome {
     pub warnings: Vec<Problem>,
 }
 
-/// Imports the tc script `script` (named `script_file` in messages) as a scenario named
-/// `name`, to be written to `scenario_file` (which names it in warnings).
+/// Where an imported scenario goes: its name, the file it is written to (which names
+/// it in warnings), and the interfaces `linkshare shape` bridges, if given.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    /// `[scenario] name`.
+    pub name: &'a str,
+    /// The scenario file, as the user named it.
+    pub file: &'a str,
+    /// `[shaper] in` and `out`.
+    pub interfaces: Option<(&'a str, &'a str)>,
+}
+
+/// Imports the tc script `script` (named `script_file` in messages) as a scenario for
+/// `target`.
 pub fn import_scenario(
     script: &str,
     script_file: &str,
-    name: &str,
-    scenario_file: &str,
+    target: &Target<'_>,
     machine: &Machine,
 ) -> Result<ImportOutcome, Problems> {
+    let (name, scenario_file) = (target.name, target.file);
     let imported = import::import(script, script_file, machine)?;
     let text = scenario::write(
         &imported.config,
@@ -92,6 +104,7 @@ pub fn import_scenario(
             script: script_file,
             machine,
             untranslated: &imported.untranslated,
+            interfaces: target.interfaces,
         },
     );
     let mut warnings = imported.warnings;

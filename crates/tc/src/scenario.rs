@@ -26,6 +26,8 @@ pub struct Provenance<'a> {
     pub machine: &'a Machine,
     /// What was not translated.
     pub untranslated: &'a [Untranslated],
+    /// `[shaper] in` and `out`, for `linkshare shape`, when given.
+    pub interfaces: Option<(&'a str, &'a str)>,
 }
 
 /// How long `linkshare run` simulates an imported scenario.
@@ -136,12 +138,23 @@ pub fn write(config: &TcConfig, from: &Provenance<'_>) -> String {
             None => {}
         }
     }
+    if config.default.is_some() || from.interfaces.is_some() {
+        w.push_str("\n[shaper]\n");
+    }
+    if let Some((input, output)) = from.interfaces {
+        let _ = writeln!(
+            w,
+            "in = {}  # frames arrive here\nout = {}  # and leave here, shaped",
+            quote(input),
+            quote(output)
+        );
+    }
     if let Some(d) = config.default {
         let why = match config.discipline {
             Discipline::Prio => "  # PRIO's default priomap sends priority 0 to band 1",
             _ => "  # the qdisc's `default`",
         };
-        let _ = writeln!(w, "\n[shaper]\ndefault = \"{d}\"{why}");
+        let _ = writeln!(w, "default = \"{d}\"{why}");
     }
     for f in &config.filters {
         let _ = writeln!(w, "\n[[filter]]\nclass = \"{}\"", f.class);

@@ -10,7 +10,7 @@ use linkshare_core::hierarchy::Limit;
 use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_tc::import::{Imported, import};
 use linkshare_tc::model::{Handle, TcClass};
-use linkshare_tc::{Machine, import_scenario};
+use linkshare_tc::{Machine, Target, import_scenario};
 
 fn corpus(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,9 +42,16 @@ fn every_corpus_script_imports_and_loads() {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("read");
-        let out = import_scenario(&text, "s.sh", "s", "s.toml", &Machine::default())
+        let target = Target {
+            name: "s",
+            file: "s.toml",
+            interfaces: Some(("si", "so")),
+        };
+        let out = import_scenario(&text, "s.sh", &target, &Machine::default())
             .unwrap_or_else(|p| panic!("{}: {p}", path.display()));
         linkshare_scenario::load_str(&out.scenario, "s.toml", &dir)
+            .unwrap_or_else(|p| panic!("{}: {p}", path.display()));
+        linkshare_scenario::load_shaper_str(&out.scenario, "s.toml", "s")
             .unwrap_or_else(|p| panic!("{}: {p}", path.display()));
         n += 1;
     }

@@ -189,6 +189,7 @@ fn round_trip(text: &str) -> Result<(), TestCaseError> {
             script: "gen.sh",
             machine: &machine,
             untranslated: &[],
+            interfaces: None,
         },
     );
     let link = linkshare_scenario::load_single_link_str(&toml, "gen.toml", "gen")

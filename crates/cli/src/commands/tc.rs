@@ -49,6 +49,12 @@ pub struct ImportArgs {
     /// e.g. 100mbit).
     #[arg(long, value_name = "RATE", value_parser = parse_link_rate)]
     pub rate: Option<Rate>,
+    /// The interface frames arrive on, for `linkshare shape` ([shaper] in).
+    #[arg(long = "in", value_name = "IF", requires = "out_if")]
+    pub in_if: Option<String>,
+    /// The interface frames leave by, shaped ([shaper] out; the script's `dev`).
+    #[arg(long = "out", value_name = "IF", requires = "in_if")]
+    pub out_if: Option<String>,
     /// The interface's txqueuelen: the packets of the kernel's default leaf pfifo.
     #[arg(long, value_name = "PACKETS", default_value_t = 1000)]
     pub txqueuelen: u64,
@@ -108,11 +114,15 @@ fn import(args: &ImportArgs, global: &Global) -> Result<(), Failure> {
         txqueuelen: args.txqueuelen,
         ..Machine::default()
     };
+    let target = linkshare_tc::Target {
+        name: &name,
+        file: &scenario_file,
+        interfaces: args.in_if.as_deref().zip(args.out_if.as_deref()),
+    };
     let outcome = linkshare_tc::import_scenario(
         &script,
         &args.script.display().to_string(),
-        &name,
-        &scenario_file,
+        &target,
         &machine,
     )?;
     for u in &outcome.untranslated {
