@@ -22,6 +22,7 @@ use linkshare_scenario::{Problem, Problems};
 
 use crate::model::{Discipline, Handle, TcClass, TcConfig, TcFilter};
 use crate::shell::{self, Command, Word};
+use crate::show;
 
 /// What the importer assumes about the machine the script was written for: the values
 /// tc and the kernel read from it.
@@ -106,8 +107,15 @@ pub fn import(script: &str, file: &str, machine: &Machine) -> Result<Imported, P
         problems: Vec::new(),
         warnings: Vec::new(),
     };
-    for cmd in &commands {
-        im.command(cmd);
+    if show::is_show_output(&commands) {
+        let shown = commands.iter().filter_map(show::as_command).collect();
+        for cmd in &show::in_build_order(shown) {
+            im.command(cmd);
+        }
+    } else {
+        for cmd in &commands {
+            im.command(cmd);
+        }
     }
     im.finish()
 }
@@ -967,6 +975,16 @@ impl Importer {
         }
         let kind = head.kind.expect("head returned a kind");
         if !self.on_dev(cmd, head.dev, kind) {
+            return;
+        }
+        if head.dev.is_some_and(|d| d.text == show::SHOWN_DEV) {
+            self.refuse(
+                cmd,
+                kind,
+                "`tc filter show` prints u32 keys as raw offsets, which are not read; import \
+                 the script's filter commands"
+                    .to_owned(),
+            );
             return;
         }
         let Some(root) = &self.root else {

@@ -3,6 +3,8 @@
 //!
 //! * [`shell`]: the part of POSIX shell tc scripts use (words, quotes, variables,
 //!   continuations), every word located.
+//! * [`show`]: `tc qdisc show` / `tc -d class show` output read as the commands that
+//!   built it.
 //! * [`import`]: tc commands → [`model::TcConfig`], with tc's and the kernel's
 //!   defaults applied and noted, and what cannot be translated listed with the reason.
 //! * [`scenario`]: [`model::TcConfig`] → a commented scenario file.
@@ -13,7 +15,9 @@
 //!
 //! # What the importer covers
 //!
-//! One interface's root qdisc: `htb` (`default`, `r2q`), `hfsc` (`default`), `drr`,
+//! A shell script of tc commands (variables, quotes, continuations, redirections; not
+//! loops, conditionals or functions), or the output of `tc qdisc show` and `tc -d
+//! class show` (`-s` statistics ignored). One interface's root qdisc: `htb` (`default`, `r2q`), `hfsc` (`default`), `drr`,
 //! `prio` (`bands`); their classes (HTB `rate ceil burst cburst quantum prio mtu`, HFSC
 //! `sc rt ls ul` in both curve forms, DRR `quantum`); `pfifo`/`bfifo` leaves; filters
 //! at the root: `u32` (`match ip|ip6 src|dst|sport|dport|protocol|tos|dsfield`, `match
@@ -45,8 +49,9 @@
 //! # Deviations
 //!
 //! * Rates are kept in bit/s exactly; tc stores them in bytes per second (truncating)
-//!   and bursts as times, so the kernel's values can differ from the scenario's by
-//!   less than one byte per second and one byte of burst.
+//!   and bursts as times in its clock's ticks, so the kernel's values can be below the
+//!   scenario's by less than one byte per second and a few bytes of burst (`tc class
+//!   show` prints 1593 B for a burst of 1600 B at 30 Mbit/s).
 //! * u32 `ip sport`/`dport` at fixed offsets assume IPv4 headers without options, as
 //!   the classifier reads ports after any options; the ECN bits of a `tos` mask are
 //!   ignored (the classifier matches DSCP).
@@ -56,6 +61,7 @@ pub mod import;
 pub mod model;
 pub mod scenario;
 pub mod shell;
+pub mod show;
 
 use linkshare_scenario::{Problem, Problems, SingleLink};
 
