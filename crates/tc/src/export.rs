@@ -386,8 +386,8 @@ pub fn script(config: &TcConfig, names: &[(Handle, String)]) -> String {
         if config.discipline == Discipline::Drr || d.minor != 2 {
             let _ = writeln!(
                 s,
-                "# the default class: unclassified packets\n\
-                 tc filter add dev {dev} parent {major:x}: protocol all prio {} matchall classid {d}",
+                "# the default class: a last filter that matches every packet\n\
+                 tc filter add dev {dev} parent {major:x}: protocol all prio {} u32 match u32 0 0 classid {d}",
                 prio + 1
             );
         }

@@ -287,7 +287,8 @@ impl Importer {
                 "handle" => head.handle = value(args),
                 "classid" => head.classid = value(args),
                 "protocol" => head.protocol = value(args),
-                "prio" | "pref" | "priority" => head.prio = value(args),
+                // A filter's priority; for a qdisc, `prio` is the kind.
+                "prio" | "pref" | "priority" if head.filter => head.prio = value(args),
                 "estimator" | "stab" | "chain" | "block" | "ingress_block" | "egress_block" => {
                     self.refuse(
                         cmd,
@@ -969,7 +970,10 @@ impl Importer {
     }
 
     fn filter(&mut self, cmd: &Command, args: &mut Args<'_>) {
-        let mut head = Head::default();
+        let mut head = Head {
+            filter: true,
+            ..Head::default()
+        };
         if !self.head(cmd, args, &mut head) {
             return;
         }
@@ -1599,6 +1603,15 @@ impl Importer {
             (_, None) => None,
         };
         self.filters.sort_by_key(|f| f.prio);
+        // DRR and PRIO have no `default`: a last filter matching every packet is one.
+        if matches!(config.discipline, Discipline::Drr | Discipline::Prio)
+            && let Some(last) = self.filters.last()
+            && last.filter.matches == Match::default()
+            && is_leaf_in(&config, last.filter.class)
+        {
+            config.default = Some(last.filter.class);
+            self.filters.pop();
+        }
         for f in std::mem::take(&mut self.filters) {
             let h = f.filter.class;
             if !handles.contains(&h) {
@@ -1670,6 +1683,8 @@ struct Head<'c> {
     protocol: Option<&'c Word>,
     prio: Option<&'c Word>,
     kind: Option<&'c Word>,
+    /// Whether this is a filter's head.
+    filter: bool,
 }
 
 fn is_leaf_in(config: &TcConfig, h: Handle) -> bool {

@@ -267,3 +267,38 @@ fn a_hand_written_scenario_exports_and_imports_back() {
     let again = script(&back.config, &names);
     assert_eq!(again, commands);
 }
+
+/// DRR and PRIO (flat): a scenario exports and imports back to the same
+/// configuration, its default class carried by a last catch-all filter (neither qdisc
+/// has a `default`), the link rate given as the interface's (`--rate`).
+#[test]
+fn flat_drr_and_prio_scenarios_round_trip() {
+    for (scheduler, extra) in [("drr", "quantum = \"3000b\"\n"), ("prio", "")] {
+        let toml = format!(
+            "[link]\nrate = \"20mbit\"\nscheduler = \"{scheduler}\"\n\
+             [[class]]\nname = \"1:1\"\npriority = 0\n{extra}\
+             [[class]]\nname = \"1:2\"\npriority = 1\nquantum = \"1514b\"\nlimit = \"64kb\"\n\
+             [[class]]\nname = \"1:3\"\npriority = 2\nquantum = \"1514b\"\n\
+             [shaper]\ndefault = \"1:3\"\n\
+             [[filter]]\nclass = \"1:1\"\nether_type = \"ipv4\"\nprotocol = \"udp\"\ndport = 53\n"
+        );
+        let link = linkshare_scenario::load_single_link_str(&toml, "s.toml", "s").unwrap();
+        let (config, names) = from_link(&link, "eth0").unwrap();
+        let commands = script(&config, &names);
+        assert!(
+            commands.contains("u32 match u32 0 0 classid 1:3"),
+            "{commands}"
+        );
+        let machine = Machine {
+            rate: Some(link.rate),
+            ..Machine::default()
+        };
+        let back = import(&commands, "e.sh", &machine).unwrap();
+        assert!(back.untranslated.is_empty(), "{:?}", back.untranslated);
+        assert!(
+            config.same(&back.config),
+            "{scheduler}: {config:#?}\n{:#?}\nvia\n{commands}",
+            back.config
+        );
+    }
+}
