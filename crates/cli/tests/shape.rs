@@ -540,10 +540,12 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
 /// built by the real tc on `so`, beside `linkshare shape` on the scenario `linkshare tc
 /// import` made of it, and the simulator on that scenario with the same traffic
 /// (Experiment 2's: 60 Mbit/s of UDP into 1:11, 1:22 and 1:30, 1:30 idle after 5 s).
-/// Per-class rates side by side; the kernel's and the shaper's within ±5 % while every
-/// class is backlogged, and, once 1:30 idles, their sum of the borrowers within ±5 % and
-/// each borrower within ±10 % (how HTB splits what is borrowed moves between runs of the
-/// kernel itself, see `hls_experiment_2_beside_the_kernel_and_the_simulator`).
+/// Per-class rates side by side: the shaper's and the simulator's within ±5 % of the
+/// kernel's while every class is backlogged (each class at its assured rate); once 1:30
+/// idles, the borrowers' sum within ±5 % and each borrower within ±20 %: how HTB splits
+/// what is borrowed depends on when each class's tokens run out, and the kernel's own
+/// split moves between runs (1:11 got 47.9 Mbit/s in one run, 40.2 in the next; see
+/// also `hls_experiment_2_beside_the_kernel_and_the_simulator`).
 #[test]
 fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -660,7 +662,7 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
         );
         for ((got, want), c) in other.c_off.iter().zip(kernel.c_off).zip(LEAVES).take(2) {
             assert!(
-                (got / want - 1.0).abs() <= 0.10,
+                (got / want - 1.0).abs() <= 0.20,
                 "1:30 idle: {what} {got:.2} vs kernel {want:.2} Mbit/s (class {c})"
             );
         }
