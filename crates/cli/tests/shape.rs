@@ -629,6 +629,9 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
             )
         })
         .collect();
+    // Windows of 100 ms, so that the sampled intervals (1 to 4.5 s, 6 to 9.5 s) are
+    // made of whole windows.
+    let classes = classes.replace("[scenario]\n", "[scenario]\nwindow = \"100ms\"\n");
     let sim = dir.file("simulated.toml", &format!("{classes}{flows}"));
     let simulated = simulated(&sim, "htb", LEAVES);
 
