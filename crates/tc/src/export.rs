@@ -39,7 +39,8 @@ impl std::fmt::Display for Refusal {
 const MAJOR: u16 = 1;
 
 /// Reads a scenario's link as a tc configuration for interface `dev`, with the
-/// scenario's name of each class that has one (the wrapper [`wrap`] adds has none).
+/// scenario's name of each class that has one (the wrapper class `MAJOR:ffff`, added
+/// when the top classes could together exceed the link rate, has none).
 pub fn from_link(
     link: &SingleLink,
     dev: &str,
@@ -159,7 +160,8 @@ pub fn from_link(
     Ok((config, names))
 }
 
-/// The handle minor of the class [`wrap`] adds.
+/// The handle minor of the class that holds an exported tree to the link rate, added
+/// when the classes under the qdisc could together send more.
 pub const WRAPPER_MINOR: u16 = 0xffff;
 
 /// The kernel limits an HTB or HFSC tree only by its classes' ceilings (and the
