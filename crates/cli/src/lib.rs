@@ -6,7 +6,7 @@
 //! comparisons run by `linkshare-repro`. Nothing here computes a result.
 //!
 //! * [`commands`]: `demo`, `run`, `compare`, `validate`, `alloc`, `bounds`, `check`,
-//!   `repro`, `shape`, `sweep` — each its options and the few lines that call the
+//!   `repro`, `shape`, `sweep`, `tc` — each its options and the few lines that call the
 //!   libraries and print.
 //! * [`error`]: failures and exit statuses (0 success, 1 internal error or, for `check`,
 //!   not admissible, 2 bad input).
@@ -63,6 +63,8 @@ pub enum Command {
     /// Run a scenario for every combination of edited values, schedulers and seeds, on
     /// every core, and write one tidy CSV (one row per run and class).
     Sweep(commands::sweep::SweepArgs),
+    /// Speak tc: import a tc script as a scenario, export a scenario as tc commands.
+    Tc(commands::tc::TcArgs),
 }
 
 /// Runs the command line `args` (program name first) and returns the exit status.
@@ -104,12 +106,13 @@ fn dispatch(command: &Command, global: &commands::Global) -> Result<(), Failure>
         Command::Demo(a) => commands::demo::run(a, global),
         Command::Run(a) => commands::run::run(a, global),
         Command::Compare(a) => commands::compare::run(a, global),
-        Command::Validate(a) => commands::validate::run(a),
+        Command::Validate(a) => commands::validate::run(a, global),
         Command::Alloc(a) => commands::alloc::run(a),
         Command::Bounds(a) => commands::bounds::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Repro(a) => commands::repro::run(a, global),
-        Command::Shape(a) => commands::shape::run(a),
+        Command::Shape(a) => commands::shape::run(a, global),
         Command::Sweep(a) => commands::sweep::run(a),
+        Command::Tc(a) => commands::tc::run(a, global),
     }
 }

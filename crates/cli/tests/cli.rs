@@ -75,7 +75,7 @@ source = { type = "cbr", rate = "1mbit", size = "1000b" }
         let err = stderr(&o);
         let (l, c) = position_of(text, "\"1mbit\"\n\n");
         let expected = format!(
-            "{}:{l}:{c}: field `class[0].ceil`: ceil 1mbit is below rate 2mbit; raise ceil to at least rate",
+            "{}:{l}:{c}: field `class[0].ceil`: under scheduler `fifo`, ceil 1mbit is below rate 2mbit; raise ceil to at least rate",
             path.display()
         );
         assert!(err.contains(&expected), "{cmd}: {err}");
@@ -179,9 +179,10 @@ fn validate_and_run_warn_of_clamped_htb_quanta() {
         let err = stderr(&o);
         assert!(
             err.starts_with("warning: h.toml:")
-                && err.contains("scheduler `htb`, class `only`, field `quantum`")
-                && err.contains("HTB uses 1000 bytes")
-                && err.contains("give the class a `quantum`"),
+                && err.contains("field `class[0].quantum`: under scheduler `htb`")
+                && err.contains("the quantum of class `only` is small")
+                && err.contains("HTB uses 1000b")
+                && err.contains("give the class its own `quantum`"),
             "{args:?}: {err}"
         );
     }

@@ -602,3 +602,102 @@ proptest! {
         }
     }
 }
+
+/// tc's warnings, derived by hand on a 100 Mbit/s link with r2q 10, mtu 1600 B:
+/// * the link's children A (60) and B (50 Mbit/s) add up to 110 > 100;
+/// * A's children A1 (20), A2 (0.05) and A3 (45 Mbit/s) add up to 65.05 > 60;
+/// * A1: 20 Mbit/s = 2 500 000 B/s / 10 = 250 000 B > 200 000: big, r2q ≥
+///   ⌈2 500 000 / 200 000⌉ = 13;
+/// * A2: 50 kbit/s = 6250 B/s / 10 = 625 B < 1000: small, r2q ≤ ⌊6250 / 1000⌋ = 6; its
+///   burst 1000 B < 1600 B;
+/// * A3: explicit quantum (no clamp); cburst 1500 B < 1600 B; ceil 40 Mbit/s below its
+///   rate 45;
+/// * B: 6 250 000 B/s / 10 = 625 000 B: big, r2q ≥ ⌈6 250 000 / 200 000⌉ = 32.
+#[test]
+fn warnings_name_the_class_and_the_fix() {
+    let mut a2 = class("A2", Some("A"), 50, 0);
+    a2.burst = Some(Bytes(1000));
+    let mut a3 = class("A3", Some("A"), 45_000, 0);
+    a3.quantum = Some(Bytes(3000));
+    a3.cburst = Some(Bytes(1500));
+    a3.ceil = Some(Rate::from_mbit(40));
+    let t = tree(
+        Rate::from_mbit(100),
+        vec![
+            class("A", None, 60_000, 0),
+            class("A1", Some("A"), 20_000, 0),
+            a2,
+            a3,
+            class("B", None, 50_000, 0),
+        ],
+    );
+    let config = linkshare_core::sched::SchedulerConfig::Htb(HtbParams::default());
+    let found: Vec<(String, &str, String, String)> = config
+        .warnings(&t)
+        .into_iter()
+        .map(|w| (w.class, w.field, w.problem, w.fix))
+        .collect();
+    let summary: Vec<(&str, &str)> = found.iter().map(|(c, f, _, _)| (c.as_str(), *f)).collect();
+    let link = t.root().name().to_owned();
+    assert_eq!(
+        summary,
+        [
+            (link.as_str(), "rate"),
+            ("A", "rate"),
+            ("A1", "quantum"),
+            ("A2", "quantum"),
+            ("A2", "burst"),
+            ("A3", "cburst"),
+            ("A3", "ceil"),
+            ("B", "quantum"),
+        ]
+    );
+    let text = |i: usize| format!("{}; {}", found[i].2, found[i].3);
+    assert!(
+        text(0).contains("add up to 110mbit, above its rate 100mbit"),
+        "{}",
+        text(0)
+    );
+    assert!(
+        text(1).contains("(A1, A2, A3) add up to 65050kbit, above its rate 60mbit"),
+        "{}",
+        text(1)
+    );
+    assert!(
+        text(2).contains("is big: rate / r2q = 20mbit / 10 = 250000b, so HTB uses 200000b"),
+        "{}",
+        text(2)
+    );
+    assert!(text(2).contains("r2q to at least 13"), "{}", text(2));
+    assert!(
+        text(3).contains("is small") && text(3).contains("r2q to at most 6"),
+        "{}",
+        text(3)
+    );
+    assert!(
+        text(4).contains("(1000b) is smaller than one MTU (1600b"),
+        "{}",
+        text(4)
+    );
+    assert!(text(5).contains("may not reach its ceil"), "{}", text(5));
+    assert!(
+        text(6).contains("(40mbit) is below its rate (45mbit)"),
+        "{}",
+        text(6)
+    );
+    assert!(text(7).contains("r2q to at least 32"), "{}", text(7));
+    // HTB runs the tree; the other disciplines refuse its rates (and warn about nothing).
+    assert!(config.validate(&t).is_ok());
+    let drr = linkshare_core::sched::SchedulerConfig::Drr;
+    assert!(drr.warnings(&t).is_empty());
+    let refused = drr.validate(&t).unwrap_err();
+    let fields: Vec<(&str, &str)> = refused
+        .problems
+        .iter()
+        .map(|p| (p.class.as_str(), p.field))
+        .collect();
+    assert_eq!(
+        fields,
+        [(link.as_str(), "rate"), ("A", "rate"), ("A3", "ceil")]
+    );
+}

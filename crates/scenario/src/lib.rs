@@ -39,7 +39,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use linkshare_analysis::admission;
-use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::ClassId;
 use linkshare_core::sched::keshav::KeshavConfig;
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
@@ -56,7 +55,8 @@ pub use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 pub use resolve::{ACK_CLASS, SINGLE_REVERSE_LINK};
 pub use shaper::{
-    Interfaces, PacingMode, ShaperConfig, ShaperSettings, load_shaper_file, load_shaper_str,
+    Interfaces, PacingMode, ShaperConfig, ShaperSettings, SingleLink, load_shaper_file,
+    load_shaper_str, load_single_link_file, load_single_link_str,
 };
 
 use problem::LineIndex;
@@ -249,6 +249,9 @@ pub struct LinkNotes {
     /// single-link file's TCP flows ([`SINGLE_REVERSE_LINK`]): it stays FIFO when a
     /// command runs the scenario under another scheduler.
     pub ack_path: bool,
+    /// The path of each class in the file (`class[2]`), by class id; the link's own
+    /// path (`link`, `links[0]`) for the root. Locates warnings.
+    pub class_paths: Vec<String>,
 }
 
 impl Scenario {
@@ -317,35 +320,6 @@ impl Scenario {
         }
     }
 
-    /// What the scenario's schedulers do to its classes that the file may not mean,
-    /// as tc warns about it (HTB's quanta clamped from `rate / r2q`): one problem per
-    /// finding, located at the class, naming the link, the scheduler and the field.
-    /// Valid scenarios only warn; faces print these before running.
-    pub fn warnings(&self) -> Vec<Problem> {
-        self.config
-            .links
-            .iter()
-            .flat_map(|link| {
-                let kind = link.scheduler.kind();
-                link.scheduler
-                    .warnings(&link.classes)
-                    .into_iter()
-                    .map(move |w| Problem {
-                        origin: w.origin,
-                        field: None,
-                        problem: format!(
-                            "link `{}`, scheduler `{kind}`, class `{}`, field `{}`: {}",
-                            link.name,
-                            echo(&w.class),
-                            w.field,
-                            w.problem
-                        ),
-                        fix: w.fix,
-                    })
-            })
-            .collect()
-    }
-
     /// Runs the simulation, telling `progress` how far run `label` got.
     pub fn simulate(&self, label: &str, progress: &dyn Progress) -> Result<RunResult, SimError> {
         self.simulate_with(label, progress, RunOptions::default())
@@ -400,6 +374,24 @@ impl Scenario {
             sim = sim.memory_budget(budget);
         }
         Ok(sim)
+    }
+
+    /// Advice about the scenario as it will run: for each link, the warnings of its
+    /// discipline ([`SchedulerConfig::warnings`], tc's warnings under HTB), located at
+    /// the fields they are about. Follows [`Scenario::set_scheduler`].
+    pub fn warnings(&self) -> Vec<Problem> {
+        let mut all = Vec::new();
+        for (link, notes) in self.config.links.iter().zip(&self.link_notes) {
+            if notes.ack_path {
+                continue;
+            }
+            all.extend(resolve::discipline_warnings(
+                &link.scheduler,
+                &link.classes,
+                &notes.class_paths,
+            ));
+        }
+        all
     }
 
     /// Whether the scenario has more than one link (outputs then name classes

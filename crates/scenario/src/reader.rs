@@ -154,16 +154,37 @@ impl Ctx<'_> {
         }
     }
 
-    /// A name made of letters, digits, `_`, `-` and `.` (names become file names and CSV
-    /// cells, so nothing else is allowed).
+    /// A name made of letters, digits, `_`, `-` and `.` (the scenario's name becomes a
+    /// directory name, so nothing else is allowed).
     pub(crate) fn name(&mut self, path: &str, v: &Value<'_>) -> Option<Sp<String>> {
+        self.checked_name(path, v, false)
+    }
+
+    /// The name of a class or a flow (or a reference to a class): as [`Ctx::name`], `:`
+    /// allowed too, so that classes can keep tc's handles (`1:10`) as names. Class and
+    /// flow names become CSV cells and JSON keys, never file names.
+    pub(crate) fn class_name(&mut self, path: &str, v: &Value<'_>) -> Option<Sp<String>> {
+        self.checked_name(path, v, true)
+    }
+
+    fn checked_name(&mut self, path: &str, v: &Value<'_>, colon: bool) -> Option<Sp<String>> {
         let s = self.string(path, v)?;
-        if !valid_name(s.value) {
+        let ok = if colon {
+            valid_name(&s.value.replace(':', "_"))
+        } else {
+            valid_name(s.value)
+        };
+        if !ok {
+            let chars = if colon {
+                "letters, digits, `_`, `-`, `.` and `:`"
+            } else {
+                "letters, digits, `_`, `-` and `.`"
+            };
             self.report(
                 &s.span,
                 path,
                 format!("{:?} is not a valid name", echo(s.value)),
-                "use only letters, digits, `_`, `-` and `.` (at least one character, not `.` or `..`)",
+                format!("use only {chars} (at least one character, not `.` or `..`)"),
             );
             return None;
         }
@@ -430,6 +451,11 @@ impl<'t, 'i> Table<'t, 'i> {
         ctx.name(&self.field(key), self.get(key)?)
     }
 
+    /// `key` as a class or flow name (see [`Ctx::class_name`]).
+    pub(crate) fn class_name(&self, ctx: &mut Ctx<'_>, key: &str) -> Option<Sp<String>> {
+        ctx.class_name(&self.field(key), self.get(key)?)
+    }
+
     /// `key` as a quantity with a unit (see [`Ctx::quantity`]).
     pub(crate) fn quantity<T: FromStr>(
         &self,
@@ -478,7 +504,8 @@ impl<'t, 'i> Table<'t, 'i> {
     }
 }
 
-/// Whether `s` is a valid name of a scenario, node, link, class or flow.
+/// Whether `s` is a valid name of a scenario, node or link (a class or flow name may
+/// also hold `:`, see [`Ctx::class_name`]).
 pub(crate) fn valid_name(s: &str) -> bool {
     !s.is_empty()
         && s != "."

@@ -17,8 +17,9 @@ use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::SchedulerConfig;
 use linkshare_core::units::{Bytes, Duration, Rate};
 
-use crate::Problems;
+use crate::format::LinkReader;
 pub use crate::format::PacingMode;
+use crate::{Problem, Problems};
 
 /// The two interfaces the shaper bridges.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +81,39 @@ pub struct ShaperConfig {
     pub buffer: BufferConfig,
     /// `[shaper]` and `[[filter]]`.
     pub shaper: ShaperSettings,
+    /// The discipline's warnings (tc's, under HTB), located in the file.
+    pub warnings: Vec<Problem>,
+}
+
+/// The single link of a scenario or shaper configuration, as one interface's qdisc
+/// would hold it: what `linkshare tc export` reads. `[shaper]` is optional (its `out`
+/// and `default` are kept when written); flows, if any, are not read.
+#[derive(Clone, Debug)]
+pub struct SingleLink {
+    /// `[scenario] name`, or the file's stem.
+    pub name: String,
+    /// The file it was read from, as named by the user.
+    pub file: String,
+    /// `[link] rate`.
+    pub rate: Rate,
+    /// `[link] overhead`.
+    pub overhead: Bytes,
+    /// The class tree.
+    pub classes: Arc<ClassTree>,
+    /// The discipline with its settings.
+    pub scheduler: SchedulerConfig,
+    /// `[link] buffer`.
+    pub buffer: BufferConfig,
+    /// `[link] best_effort`, if given (its curves are in the tree's `ls`).
+    pub best_effort: Option<crate::BestEffort>,
+    /// `[[filter]]` rules, in file order.
+    pub rules: Vec<Rule>,
+    /// `[shaper] default` (or the only leaf), when `[shaper]` is written.
+    pub default: Option<ClassId>,
+    /// `[shaper] out`, when written.
+    pub output: Option<String>,
+    /// The discipline's warnings (tc's, under HTB), located in the file.
+    pub warnings: Vec<Problem>,
 }
 
 /// Reads and loads the shaper configuration at `path`; I/O errors are a problem without
@@ -87,19 +121,40 @@ pub struct ShaperConfig {
 pub fn load_shaper_file(path: &Path) -> Result<ShaperConfig, Problems> {
     let name = path.display().to_string();
     let text = crate::read_text(path, "shaper configuration")?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .filter(|s| crate::reader::valid_name(s))
-        .unwrap_or_else(|| "shaper".to_owned());
-    load_shaper_str(&text, &name, &stem)
+    load_shaper_str(&text, &name, &file_stem(path))
 }
 
 /// Loads a shaper configuration from `text`; `file` names it in problems, `stem` names
 /// the run when the file has no `[scenario] name`.
 pub fn load_shaper_str(text: &str, file: &str, stem: &str) -> Result<ShaperConfig, Problems> {
     crate::with_document(text, file, &[], |ctx, doc| {
-        crate::format::read_shaper_document(ctx, doc)
+        crate::format::read_shaper_document(ctx, doc, LinkReader::Shaper)
             .and_then(|defs| crate::resolve::build_shaper(ctx, &defs, file, stem))
     })
+}
+
+/// Reads and loads the single link of the scenario or shaper configuration at `path`
+/// (see [`SingleLink`]); I/O errors are a problem without a position.
+pub fn load_single_link_file(path: &Path) -> Result<SingleLink, Problems> {
+    let name = path.display().to_string();
+    let text = crate::read_text(path, "scenario file")?;
+    load_single_link_str(&text, &name, &file_stem(path))
+}
+
+/// Loads the single link of a scenario or shaper configuration from `text` (see
+/// [`SingleLink`]); `file` names it in problems, `stem` names it when the file has no
+/// `[scenario] name`.
+pub fn load_single_link_str(text: &str, file: &str, stem: &str) -> Result<SingleLink, Problems> {
+    crate::with_document(text, file, &[], |ctx, doc| {
+        crate::format::read_shaper_document(ctx, doc, LinkReader::Export)
+            .and_then(|defs| crate::resolve::build_single_link(ctx, &defs, file, stem))
+    })
+}
+
+/// The stem of `path` if it is a valid name, else `shaper`.
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| crate::reader::valid_name(s))
+        .unwrap_or_else(|| "shaper".to_owned())
 }

@@ -10,6 +10,7 @@ pub mod repro;
 pub mod run;
 pub mod shape;
 pub mod sweep;
+pub mod tc;
 pub mod validate;
 
 use std::io::IsTerminal as _;

@@ -44,7 +44,7 @@ pub fn run(args: &RunArgs, global: &Global) -> Result<(), Failure> {
         scenario.set_scheduler(kind, "--scheduler")?;
     }
     for warning in scenario.warnings() {
-        eprintln!("warning: {warning}");
+        global.warn(&warning.to_string());
     }
     let checks = check::admissions(&scenario.config, |i| scenario.admission_options(i));
     for warning in check::warnings(&checks) {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use linkshare_scenario::describe::class_tree;
 use linkshare_shaper::{Event, Options};
 
-use crate::commands::default_out;
+use crate::commands::{Global, default_out};
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `shape`.
@@ -30,8 +30,11 @@ pub struct ShapeArgs {
 }
 
 /// Runs the command.
-pub fn run(args: &ShapeArgs) -> Result<(), Failure> {
+pub fn run(args: &ShapeArgs, global: &Global) -> Result<(), Failure> {
     let config = linkshare_scenario::load_shaper_file(&args.config)?;
+    for warning in &config.warnings {
+        global.warn(&warning.to_string());
+    }
     let mut so = std::io::stdout().lock();
     if args.check {
         let s = &config.shaper;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use linkshare_scenario::describe::describe;
 
+use super::Global;
 use crate::error::{Failure, stdout_failure};
 
 /// Options of `validate`.
@@ -14,12 +15,12 @@ pub struct ValidateArgs {
     pub scenario: PathBuf,
 }
 
-/// Runs the command: prints the description and `OK` (and warnings on stderr), or fails
-/// with every problem.
-pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
+/// Runs the command: prints the description, the warnings (on stderr) and `OK`, or
+/// fails with every problem.
+pub fn run(args: &ValidateArgs, global: &Global) -> Result<(), Failure> {
     let scenario = linkshare_scenario::load_file(&args.scenario)?;
     for warning in scenario.warnings() {
-        eprintln!("warning: {warning}");
+        global.warn(&warning.to_string());
     }
     let mut so = std::io::stdout().lock();
     write!(so, "{}", describe(&scenario))

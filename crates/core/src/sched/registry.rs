@@ -21,7 +21,7 @@ use super::sced::Sced;
 use super::wf2q::Wf2q;
 use super::{Packet, Scheduler};
 use crate::echo::echo;
-use crate::hierarchy::{ClassId, ClassTree, ConfigError};
+use crate::hierarchy::{ClassId, ClassTree, ConfigError, guarantee_problems};
 
 /// Every discipline that can be named in a scenario or on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -356,6 +356,7 @@ impl SchedulerConfig {
     /// building it: `build` fails exactly when this does, with the same error.
     pub fn validate(&self, tree: &ClassTree) -> Result<(), BuildError> {
         self.check_templates(tree)?;
+        self.check_guarantees(tree)?;
         match self {
             SchedulerConfig::Fifo
             | SchedulerConfig::Prio
@@ -378,14 +379,31 @@ impl SchedulerConfig {
         }
     }
 
-    /// What the discipline's settings do to `tree` that the user may not expect, as tc
-    /// warns about it: one [`ConfigError`] per finding (class, field, origin, what
-    /// happens, fix). Today HTB's quanta clamped from `rate / r2q`. Empty when there is
-    /// nothing to say, or when [`SchedulerConfig::validate`] fails.
+    /// Advice about `tree` under this discipline: settings it accepts (as the kernel does)
+    /// that probably do not do what was meant, each naming the class and the fix. HTB
+    /// gives tc's warnings ([`super::htb::warnings`]); the other disciplines none yet.
+    /// Empty when the discipline cannot be built for the tree (`validate` says why).
     pub fn warnings(&self, tree: &ClassTree) -> Vec<ConfigError> {
         match self {
             SchedulerConfig::Htb(params) => super::htb::warnings(tree, params),
             _ => Vec::new(),
+        }
+    }
+
+    /// Refuses rates that cannot all be guaranteed ([`guarantee_problems`]), except under
+    /// HTB, which runs them as Linux does and warns instead ([`SchedulerConfig::warnings`]).
+    fn check_guarantees(&self, tree: &ClassTree) -> Result<(), BuildError> {
+        if matches!(self, SchedulerConfig::Htb(_)) {
+            return Ok(());
+        }
+        let problems = guarantee_problems(tree);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(BuildError {
+                kind: self.kind(),
+                problems,
+            })
         }
     }
 
@@ -430,6 +448,7 @@ impl SchedulerConfig {
         tree: &ClassTree,
     ) -> Result<Box<dyn Scheduler<P> + Send>, BuildError> {
         self.check_templates(tree)?;
+        self.check_guarantees(tree)?;
         Ok(match self {
             SchedulerConfig::Fifo => Box::new(Fifo::new()),
             SchedulerConfig::Prio => Box::new(Prio::new(tree)),

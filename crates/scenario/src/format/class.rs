@@ -51,9 +51,9 @@ pub(super) fn read_class(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option
     }
     let name = t
         .require(ctx, "name", "name = \"bulk\"")
-        .and(t.name(ctx, "name"));
+        .and(t.class_name(ctx, "name"));
     spec.name = name.map_or_else(String::new, |n| n.value);
-    spec.parent = t.name(ctx, "parent").map(|p| p.value);
+    spec.parent = t.class_name(ctx, "parent").map(|p| p.value);
     spec.weight = t
         .integer(ctx, "weight", 1, u64::from(u32::MAX))
         .map(|w| w.value as u32);

@@ -71,8 +71,8 @@ pub(super) fn read_flow(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<
     let t = ctx.table(path, v, FLOW_KEYS)?;
     let name = t
         .require(ctx, "name", "name = \"bulk1\"")
-        .and(t.name(ctx, "name"));
-    let class = t.name(ctx, "class");
+        .and(t.class_name(ctx, "name"));
+    let class = t.class_name(ctx, "class");
     let route = t
         .get("route")
         .and_then(|v| read_route(ctx, &t.field("route"), v, "route"));
@@ -186,7 +186,7 @@ fn read_route(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>, key: &str) -> Option
             .and(t.name(ctx, "link"));
         let class = t
             .require(ctx, "class", "class = \"a\"")
-            .and(t.name(ctx, "class"));
+            .and(t.class_name(ctx, "class"));
         if let (Some(link), Some(class)) = (link, class) {
             hops.push(HopDef {
                 path: hop_path,

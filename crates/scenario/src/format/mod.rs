@@ -324,12 +324,22 @@ fn read_shaper_tables(
     (shaper, filters)
 }
 
-/// Reads what `linkshare shape` needs: `[scenario]`'s name and scheduler (the table is
-/// optional), the single-link form, `[shaper]` (required) and `[[filter]]`. Flows and
-/// `[tcp]` describe simulated traffic and are not read.
+/// Who reads the single link of a file: `linkshare shape` (which needs `[shaper]`) or
+/// `linkshare tc export` (which does not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LinkReader {
+    Shaper,
+    Export,
+}
+
+/// Reads what `linkshare shape` or `linkshare tc export` needs: `[scenario]`'s name and
+/// scheduler (the table is optional), the single-link form, `[shaper]` (required by the
+/// shaper) and `[[filter]]`. Flows and `[tcp]` describe simulated traffic and are not
+/// read.
 pub(crate) fn read_shaper_document(
     ctx: &mut Ctx<'_>,
     doc: &Table<'_, '_>,
+    reader: LinkReader,
 ) -> Option<ShaperDocument> {
     for (key, _) in doc.entries() {
         if !TOP_KEYS.contains(&key) {
@@ -358,17 +368,23 @@ pub(crate) fn read_shaper_document(
     };
     let form = read_form(ctx, doc);
     if let Form::Topology { .. } = form {
+        let problem = match reader {
+            LinkReader::Shaper => "the shaper shapes one link, and this file describes a topology",
+            LinkReader::Export => {
+                "tc configures the qdisc of one interface, and this file describes a topology"
+            }
+        };
         ctx.report(
             &doc.key_span("links")
                 .or(doc.key_span("node"))
                 .unwrap_or(0..0),
             "links",
-            "the shaper shapes one link, and this file describes a topology",
+            problem,
             "use the single-link form: [link] with its rate and scheduler, and [[class]] tables",
         );
     }
     let (shaper, filters) = read_shaper_tables(ctx, doc);
-    if doc.get("shaper").is_none() {
+    if doc.get("shaper").is_none() && reader == LinkReader::Shaper {
         ctx.report(
             &(0..0),
             "shaper",

@@ -66,7 +66,9 @@ impl PacingMode {
     }
 }
 
-/// `[shaper]`, read.
+/// `[shaper]`, read. `in` and `out` may be left out of a scenario that is only
+/// simulated (as `linkshare tc import` writes one without `--in`); `linkshare shape`
+/// requires both.
 #[derive(Debug)]
 pub(crate) struct ShaperDef {
     pub(crate) span: Span,
@@ -91,11 +93,9 @@ pub(crate) struct FilterDef {
 /// Reads `[shaper]`.
 pub(crate) fn read_shaper(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<ShaperDef> {
     let t = ctx.table("shaper", v, SHAPER_KEYS)?;
-    let input = t
-        .require(ctx, "in", "in = \"eth0\"")
-        .and_then(|v| interface(ctx, &t.field("in"), v));
+    let input = t.get("in").and_then(|v| interface(ctx, &t.field("in"), v));
     let output = t
-        .require(ctx, "out", "out = \"eth1\"")
+        .get("out")
         .and_then(|v| interface(ctx, &t.field("out"), v));
     if let (Some(i), Some(o)) = (&input, &output)
         && i.value == o.value
@@ -108,7 +108,7 @@ pub(crate) fn read_shaper(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<ShaperDef>
              one it leaves by as `out`",
         );
     }
-    let default = t.name(ctx, "default");
+    let default = t.class_name(ctx, "default");
     let pool = t
         .integer(ctx, "pool", 64, MAX_POOL)
         .map_or(DEFAULT_POOL, |p| p.value as u32);
@@ -207,7 +207,7 @@ pub(crate) fn read_filter(ctx: &mut Ctx<'_>, i: usize, v: &Value<'_>) -> Option<
     let t = ctx.table(&path, v, FILTER_KEYS)?;
     let class = t
         .require(ctx, "class", "class = \"voice\"")
-        .and(t.name(ctx, "class"));
+        .and(t.class_name(ctx, "class"));
     let matches = Match {
         ether_type: t.get("ether_type").and_then(|v| ether_type(ctx, &t, v)),
         vlan: t.integer(ctx, "vlan", 0, 4095).map(|v| v.value as u16),

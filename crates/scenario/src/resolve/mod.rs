@@ -12,8 +12,8 @@ use linkshare_core::echo::echo;
 use linkshare_core::hierarchy::{
     ClassId, ClassSpec, ClassTree, ConfigError, DEFAULT_LEAF_LIMIT, LinkSpec,
 };
-use linkshare_core::sched::SchedulerKind;
 use linkshare_core::sched::jobs::Constraints;
+use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::Duration;
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Objective, SimConfig,
@@ -23,7 +23,7 @@ use super::best_effort::{self, BestEffort};
 use super::format::{ClassDef, Document, Form, Header, LinkDef, ShaperDocument, TransportDef};
 use super::problem::{Problem, did_you_mean, name_list};
 use super::reader::{Ctx, Sp, Span};
-use super::{Layout, LinkNotes, Scenario, ShaperConfig, Source};
+use super::{Layout, LinkNotes, Scenario, ShaperConfig, SingleLink, Source};
 use flow::{Env, TraceCache, build_flow};
 
 /// At most this many measurement windows per run (`duration / window`).
@@ -268,22 +268,26 @@ fn sim_config(
     })
 }
 
-/// Builds the shaper's configuration; `None` when problems were reported to `ctx`.
-pub(crate) fn build_shaper(
+/// Builds the single link of a shaper configuration or of a file to export, with the
+/// `[shaper]` it was read with; `None` when problems were reported to `ctx`.
+pub(crate) fn build_single_link(
     ctx: &mut Ctx<'_>,
     doc: &ShaperDocument,
     file: &str,
     stem: &str,
-) -> Option<ShaperConfig> {
+) -> Option<SingleLink> {
     let Form::Single(def) = &doc.form else {
         return None;
     };
     let link = build_link(ctx, def, SINGLE_LINK.to_owned(), doc.scheduler.as_ref())?;
-    let settings = shaper::resolve(ctx, doc.shaper.as_ref(), &doc.filters, &link.tree)?;
+    let filters = shaper::resolve(ctx, doc.shaper.as_ref(), &doc.filters, &link.tree);
     if !ctx.problems.is_empty() {
         return None;
     }
-    Some(ShaperConfig {
+    let filters = filters?;
+    let scheduler = link.notes.settings.config(link.scheduler);
+    let warnings = discipline_warnings(&scheduler, &link.tree, &link.notes.class_paths);
+    Some(SingleLink {
         name: doc
             .name
             .as_ref()
@@ -292,10 +296,92 @@ pub(crate) fn build_shaper(
         rate: def.rate.as_ref()?.value,
         overhead: def.overhead,
         classes: link.tree,
-        scheduler: link.scheduler.into(),
+        scheduler,
         buffer: def.buffer,
-        shaper: settings?,
+        best_effort: link.notes.best_effort,
+        rules: filters.rules,
+        default: filters.default,
+        output: doc
+            .shaper
+            .as_ref()
+            .and_then(|s| s.output.as_ref())
+            .map(|o| o.value.clone()),
+        warnings,
     })
+}
+
+/// Builds the shaper's configuration; `None` when problems were reported to `ctx`.
+pub(crate) fn build_shaper(
+    ctx: &mut Ctx<'_>,
+    doc: &ShaperDocument,
+    file: &str,
+    stem: &str,
+) -> Option<ShaperConfig> {
+    let link = build_single_link(ctx, doc, file, stem)?;
+    let filters = shaper::Filters {
+        rules: link.rules.clone(),
+        default: link.default,
+    };
+    let settings = shaper::settings(ctx, doc.shaper.as_ref()?, filters)?;
+    Some(ShaperConfig {
+        name: link.name,
+        file: link.file,
+        rate: link.rate,
+        overhead: link.overhead,
+        classes: link.classes,
+        scheduler: link.scheduler,
+        buffer: link.buffer,
+        shaper: settings,
+        warnings: link.warnings,
+    })
+}
+
+/// The warnings of `scheduler` for `tree` ([`SchedulerConfig::warnings`]) as problems
+/// located at the fields they are about; `paths` holds each class's path by id.
+pub(crate) fn discipline_warnings(
+    scheduler: &SchedulerConfig,
+    tree: &ClassTree,
+    paths: &[String],
+) -> Vec<Problem> {
+    scheduler
+        .warnings(tree)
+        .into_iter()
+        .map(|e| {
+            let id = if e.class == tree.root().name() {
+                Some(ClassId::ROOT)
+            } else {
+                tree.id_of(&e.class)
+            };
+            let path = id
+                .and_then(|id| paths.get(id.index()))
+                .cloned()
+                .unwrap_or_else(|| format!("class `{}`", e.class));
+            Problem {
+                origin: e.origin,
+                field: Some(format!("{path}.{}", e.field)),
+                problem: format!("under scheduler `{}`, {}", scheduler.kind(), e.problem),
+                fix: e.fix,
+            }
+        })
+        .collect()
+}
+
+/// The path of every class of `tree` in the file (`class[2]`, `links[0].class[1]`), by
+/// class id: the link's own path for the root, the template's for a per-flow instance.
+fn class_paths(def: &LinkDef, tree: &ClassTree) -> Vec<String> {
+    tree.classes()
+        .iter()
+        .map(|c| {
+            if c.id == ClassId::ROOT {
+                return def.path.clone();
+            }
+            let name = c.name().split_once('#').map_or(c.name(), |(base, _)| base);
+            def.classes
+                .iter()
+                .find(|d| d.spec.name == name)
+                .map_or_else(|| format!("class `{name}`"), |d| d.path.clone())
+        })
+        .collect()
 }
 
 /// The definition of the single-link form's [`SINGLE_REVERSE_LINK`], when a flow is
@@ -509,6 +595,7 @@ fn build_link<'d>(
         ctx.push_derived(problems);
     }
     let objectives = jobs::objectives(ctx, def, &tree, scheduler);
+    let class_paths = class_paths(def, &tree);
     Some(BuiltLink {
         def,
         name,
@@ -522,6 +609,7 @@ fn build_link<'d>(
             rt_bursts,
             settings: def.settings.clone(),
             ack_path: false,
+            class_paths,
         },
     })
 }

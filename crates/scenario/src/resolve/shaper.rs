@@ -45,15 +45,24 @@ fn leaf(ctx: &mut Ctx<'_>, tree: &ClassTree, path: &str, name: &Sp<String>) -> O
     }
 }
 
-/// Resolves the filters and, when written, `[shaper]` against `tree`: `Some(None)`
-/// when there is no `[shaper]` and the filters are fine, `None` when problems were
-/// reported.
+/// The `[[filter]]` rules and `[shaper] default`, resolved against a class tree.
+#[derive(Debug)]
+pub(crate) struct Filters {
+    /// The rules, in file order.
+    pub(crate) rules: Vec<Rule>,
+    /// The default leaf: `[shaper] default`, or the only leaf; `None` without
+    /// `[shaper]`.
+    pub(crate) default: Option<ClassId>,
+}
+
+/// Resolves the filters and, when `[shaper]` is written, its default class against
+/// `tree`; `None` when problems were reported.
 pub(crate) fn resolve(
     ctx: &mut Ctx<'_>,
     def: Option<&ShaperDef>,
     filters: &[FilterDef],
     tree: &ClassTree,
-) -> Option<Option<ShaperSettings>> {
+) -> Option<Filters> {
     let rules: Vec<Option<Rule>> = filters
         .iter()
         .map(|f| {
@@ -66,7 +75,10 @@ pub(crate) fn resolve(
         .collect();
     let rules = rules.into_iter().collect::<Option<Vec<_>>>();
     let Some(def) = def else {
-        return rules.map(|_| None);
+        return Some(Filters {
+            rules: rules?,
+            default: None,
+        });
     };
     let default = match (&def.default, tree.leaves()) {
         (Some(name), _) => leaf(ctx, tree, "shaper.default", name),
@@ -84,17 +96,43 @@ pub(crate) fn resolve(
             None
         }
     };
-    Some(Some(ShaperSettings {
+    Some(Filters {
+        rules: rules?,
+        default: Some(default?),
+    })
+}
+
+/// The shaper's settings: `[shaper]` with its interfaces, which `linkshare shape`
+/// requires, and the resolved filters; `None` when problems were reported.
+pub(crate) fn settings(
+    ctx: &mut Ctx<'_>,
+    def: &ShaperDef,
+    filters: Filters,
+) -> Option<ShaperSettings> {
+    let mut interface = |iface: &Option<Sp<String>>, key: &str, example: &str, what: &str| {
+        if iface.is_none() {
+            ctx.report(
+                &def.span,
+                &format!("shaper.{key}"),
+                format!("`[shaper]` has no `{key}`: the interface {what}"),
+                format!("add `{key} = \"{example}\"`"),
+            );
+        }
+        iface.as_ref().map(|i| i.value.clone())
+    };
+    let input = interface(&def.input, "in", "eth0", "traffic to shape arrives on");
+    let output = interface(&def.output, "out", "eth1", "shaped traffic leaves by");
+    Some(ShaperSettings {
         interfaces: Interfaces {
-            input: def.input.as_ref()?.value.clone(),
-            output: def.output.as_ref()?.value.clone(),
+            input: input?,
+            output: output?,
         },
         pool: def.pool,
         pacing: def.pacing,
         spin: def.spin,
         metrics: def.metrics,
         realtime: def.realtime,
-        rules: rules?,
-        default: default?,
-    }))
+        rules: filters.rules,
+        default: filters.default?,
+    })
 }

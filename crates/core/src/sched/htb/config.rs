@@ -82,8 +82,24 @@ pub struct QuantumClamp {
     pub used: Bytes,
 }
 
-/// Resolves every class's parameters; on failure, every problem found.
-pub(super) fn resolve(
+/// The burst tc gives a bucket filling at `rate` when none is given:
+/// `rate / hz + mtu`, the rate in whole bytes per second (tc's `rate / get_hz() + mtu`
+/// in `q_htb.c`).
+pub fn default_burst(rate: Rate, params: &HtbParams) -> Bytes {
+    Bytes(rate.bps() / 8 / u64::from(params.hz.get())) + params.mtu
+}
+
+/// The quantum Linux gives a leaf of `rate` without an explicit one: `rate / r2q`
+/// (rate in whole bytes per second), clamped to [`MIN_QUANTUM`, `MAX_QUANTUM`]. Returns
+/// the quantum used and `rate / r2q` as computed (they differ when clamped).
+pub fn derived_quantum(rate: Rate, params: &HtbParams) -> (Bytes, Bytes) {
+    let computed = Bytes(rate.bps() / 8 / u64::from(params.r2q.get()));
+    (computed.clamp(MIN_QUANTUM, MAX_QUANTUM), computed)
+}
+
+/// Resolves every class's parameters (by class index), with the quanta that were
+/// clamped; on failure, every problem found.
+pub fn resolve(
     tree: &ClassTree,
     params: &HtbParams,
 ) -> Result<(Vec<ClassParams>, Vec<QuantumClamp>), BuildError> {
@@ -122,12 +138,9 @@ pub(super) fn resolve(
         .iter()
         .map(|c| {
             let (rate, ceil) = (rates[c.id.index()], ceils[c.id.index()]);
-            let default_burst =
-                |r: Rate| Bytes(r.bps() / 8 / u64::from(params.hz.get())) + params.mtu;
             let quantum = c.is_leaf().then(|| {
                 c.spec.quantum.unwrap_or_else(|| {
-                    let computed = Bytes(rate.bps() / 8 / u64::from(params.r2q.get()));
-                    let used = computed.clamp(MIN_QUANTUM, MAX_QUANTUM);
+                    let (used, computed) = derived_quantum(rate, params);
                     if used != computed {
                         clamps.push(QuantumClamp {
                             class: c.id,
@@ -146,8 +159,8 @@ pub(super) fn resolve(
             ClassParams {
                 rate,
                 ceil,
-                burst: c.spec.burst.unwrap_or_else(|| default_burst(rate)),
-                cburst: c.spec.cburst.unwrap_or_else(|| default_burst(ceil)),
+                burst: c.spec.burst.unwrap_or_else(|| default_burst(rate, params)),
+                cburst: c.spec.cburst.unwrap_or_else(|| default_burst(ceil, params)),
                 quantum,
                 priority: if c.is_leaf() {
                     c.spec.priority.unwrap_or(0)

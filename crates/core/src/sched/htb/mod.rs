@@ -144,16 +144,19 @@ mod config;
 mod levels;
 mod ready;
 mod topology;
+mod warnings;
 
 pub use bucket::Mode;
 pub use config::{
     ClassParams, HtbParams, MAX_DEPTH, MAX_QUANTUM, MIN_QUANTUM, PRIORITIES, QuantumClamp,
+    default_burst, derived_quantum, resolve,
 };
+pub use warnings::warnings;
 
 use super::len_of;
-use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, class_problem};
+use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::ds::{ClassQueues, DequeQueues, IndexedHeap};
-use crate::hierarchy::{ClassId, ClassTree, ConfigError};
+use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
 use levels::Levels;
@@ -188,42 +191,6 @@ fn at_delay(now: Instant, delay: i64) -> u64 {
 /// Checks that HTB can be built for `tree` with `params` (see [`Htb::with_params`]).
 pub fn validate(tree: &ClassTree, params: &HtbParams) -> Result<(), BuildError> {
     config::resolve(tree, params).map(drop)
-}
-
-/// What tc warns about when it builds HTB for `tree` with `params`: each quantum derived
-/// from `rate / r2q` that was clamped ([`QuantumClamp`]), as a problem of the class's
-/// `quantum` with the fix. Empty when there is none, or when HTB cannot be built.
-pub fn warnings(tree: &ClassTree, params: &HtbParams) -> Vec<ConfigError> {
-    let Ok((classes, clamps)) = config::resolve(tree, params) else {
-        return Vec::new();
-    };
-    clamps
-        .iter()
-        .map(|c| {
-            let (side, bound, tc) = if c.used == MIN_QUANTUM {
-                ("below", "minimum", "small")
-            } else {
-                ("above", "maximum", "big")
-            };
-            class_problem(
-                tree,
-                c.class,
-                "quantum",
-                format!(
-                    "the class has no `quantum`, and the one HTB derives from its rate \
-                     (rate / 8 / r2q = {} / 8 / {} = {} bytes) is {side} Linux's {bound} of \
-                     {} bytes: HTB uses {} bytes, as Linux does (tc warns that the quantum \
-                     is {tc})",
-                    classes[c.class.index()].rate,
-                    params.r2q,
-                    c.computed.0,
-                    c.used.0,
-                    c.used.0,
-                ),
-                "give the class a `quantum`: HTB uses an explicit quantum as given".to_owned(),
-            )
-        })
-        .collect()
 }
 
 impl<P> Htb<P> {
