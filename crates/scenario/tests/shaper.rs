@@ -98,6 +98,23 @@ fn a_single_leaf_is_the_default_and_the_scenario_names_the_run() {
     assert_eq!(c.shaper.pacing, PacingMode::SleepSpin);
 }
 
+/// A per-flow template cannot run on a real link: refused at its `per_flow`, with the
+/// fix, instead of failing later on the instances' names.
+#[test]
+fn per_flow_classes_are_refused() {
+    let text = SHAPER.replace(
+        "name = \"bulk\"\n",
+        "name = \"bulk\"\nper_flow = { max_flows = 8, idle = \"1s\" }\n",
+    );
+    let p = problems(&text);
+    assert!(
+        p.contains("s.toml:12:12: field `class[1].per_flow`: `bulk` is a per-flow class")
+            && p.contains("remove `per_flow`"),
+        "{p}"
+    );
+    assert_eq!(p.lines().count(), 1, "one root cause, one message:\n{p}");
+}
+
 #[test]
 fn mistakes_are_located() {
     let bad = SHAPER

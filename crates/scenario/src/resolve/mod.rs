@@ -279,6 +279,9 @@ pub(crate) fn build_single_link(
     let Form::Single(def) = &doc.form else {
         return None;
     };
+    if refuse_per_flow(ctx, def) {
+        return None;
+    }
     let link = build_link(ctx, def, SINGLE_LINK.to_owned(), doc.scheduler.as_ref())?;
     let filters = shaper::resolve(ctx, doc.shaper.as_ref(), &doc.filters, &link.tree);
     if !ctx.problems.is_empty() {
@@ -308,6 +311,29 @@ pub(crate) fn build_single_link(
             .map(|o| o.value.clone()),
         warnings,
     })
+}
+
+/// Refuses per-flow templates in a real link's configuration (the shaper and tc
+/// export): the shaper keeps no flow table to hand instances to flows, and tc has no
+/// equivalent. Returns whether some class was refused.
+fn refuse_per_flow(ctx: &mut Ctx<'_>, def: &LinkDef) -> bool {
+    let mut refused = false;
+    for c in def.classes.iter().filter(|c| c.spec.per_flow.is_some()) {
+        ctx.problems.push(Problem {
+            origin: c.spec.origin_of("per_flow").cloned(),
+            field: Some(format!("{}.per_flow", c.path)),
+            problem: format!(
+                "`{}` is a per-flow class, and a real link (`linkshare shape`, `tc export`) \
+                 has no per-flow classes: only the simulator creates them",
+                echo(&c.spec.name)
+            ),
+            fix: "remove `per_flow` (one class for all the flows), or simulate the file with \
+                  `linkshare run`"
+                .to_owned(),
+        });
+        refused = true;
+    }
+    refused
 }
 
 /// Builds the shaper's configuration; `None` when problems were reported to `ctx`.
