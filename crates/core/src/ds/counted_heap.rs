@@ -199,10 +199,19 @@ impl<K: Ord + Copy, const MAX: bool> CountedHeap<K, MAX> {
         self.pos[e.1 as usize] = at as u32;
     }
 
-    /// Puts `e` at slot `at` or below.
+    /// Puts `e` at slot `at` or below, bottom-up (Floyd): the hole first descends to a
+    /// leaf along the path of the children that belong higher (one comparison per
+    /// level), then `e` climbs back to its place on that path. The entries on the path
+    /// are ordered, so `e` ends in the slot the top-down sift gives it, and the heap is
+    /// the same afterwards; the exchanges counted are the levels `e` went down, as
+    /// top-down. It pays off because a sinking entry usually belongs near the leaves
+    /// (PERC's served conversation, whose next head is behind most others): about one
+    /// comparison per level instead of two.
     #[inline]
-    fn sift_down(&mut self, mut at: usize, e: (K, u32)) {
+    fn sift_down(&mut self, start: usize, e: (K, u32)) {
         let len = self.heap.len();
+        let mut at = start;
+        let mut down = 0u64;
         loop {
             let left = 2 * at + 1;
             if left >= len {
@@ -214,17 +223,26 @@ impl<K: Ord + Copy, const MAX: bool> CountedHeap<K, MAX> {
             } else {
                 left
             };
-            let down = self.heap[child];
-            if !Self::above(down, e) {
+            let moved = self.heap[child];
+            self.heap[at] = moved;
+            self.pos[moved.1 as usize] = at as u32;
+            down += 1;
+            at = child;
+        }
+        while at > start {
+            let parent = (at - 1) / 2;
+            let up = self.heap[parent];
+            if !Self::above(e, up) {
                 break;
             }
-            self.heap[at] = down;
-            self.pos[down.1 as usize] = at as u32;
-            self.exchanges += 1;
-            at = child;
+            self.heap[at] = up;
+            self.pos[up.1 as usize] = at as u32;
+            down -= 1;
+            at = parent;
         }
         self.heap[at] = e;
         self.pos[e.1 as usize] = at as u32;
+        self.exchanges += down;
     }
 
     /// Checks the heap order and the position table.
