@@ -3,7 +3,7 @@
 //!
 //! | structure | role | used by |
 //! | --- | --- | --- |
-//! | [`IndexedHeap`] | min-priority queue of small integer items, any item re-keyed or removed in O(log n) | H-FSC, WF2Q+, SCED, HTB's readiness and the waits beyond its calendars, the qdisc's push-out |
+//! | [`IndexedHeap`] | min-priority queue of small integer items, any item re-keyed or removed in O(log n) | H-FSC, WF2Q+, SCED, HTB's wait queues and readiness, the qdisc's push-out |
 //! | [`IdSet`] | ordered set of small integers with successor queries (hierarchical bitmap) | HTB's rows and feeds |
 //! | [`Ring`] | intrusive round-robin ring, O(1) removal from any position | DRR, strict priority, CBQ |
 //! | [`ClassQueues`]: [`PooledQueues`], [`DequeQueues`] | per-class FIFO queues of packets | H-FSC (pool); HLS, HDRR, HTB (deques) |

@@ -132,10 +132,8 @@
 //!
 //! With `n` classes and depth `d <= 8`: enqueue and `remove_newest` cost O(d log n);
 //! dequeue costs O(d log n) plus O(log n) per mode change applied (rows and feeds are
-//! hierarchical bitmaps, [`crate::ds::IdSet`]; the readiness minima are
-//! [`IndexedHeap`](crate::ds::IndexedHeap)s; a wait queue is a calendar of
-//! one-microsecond slots over about a millisecond, O(1) for changes due within it, with
-//! a heap beyond, module `wait`). The readiness behind `poll_at` is recomputed only when no row
+//! hierarchical bitmaps, [`crate::ds::IdSet`]; wait queues and the readiness minima are
+//! [`IndexedHeap`]s). The readiness behind `poll_at` is recomputed only when no row
 //! holds a class (module `ready`): then O(d log n) per leaf charged or changed since
 //! the last recomputation, and nothing while HTB keeps sending. Token costs are exact
 //! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). Nothing
@@ -146,7 +144,6 @@ mod config;
 mod levels;
 mod ready;
 mod topology;
-mod wait;
 
 pub use bucket::Mode;
 pub use config::{
@@ -155,14 +152,13 @@ pub use config::{
 
 use super::len_of;
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, class_problem};
-use crate::ds::{ClassQueues, DequeQueues};
+use crate::ds::{ClassQueues, DequeQueues, IndexedHeap};
 use crate::hierarchy::{ClassId, ClassTree, ConfigError};
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
 use levels::Levels;
 use ready::Readiness;
 use topology::{ROOT, Topology};
-use wait::WaitQueue;
 
 /// HTB over a class tree. See the [module docs](self).
 #[derive(Debug)]
@@ -179,7 +175,7 @@ pub struct Htb<P> {
     levels: Levels,
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
     /// items are positions within the level.
-    wait: Vec<WaitQueue>,
+    wait: Vec<IndexedHeap>,
     ready: Readiness,
 }
 
@@ -255,7 +251,7 @@ impl<P> Htb<P> {
             wait: topo
                 .by_level
                 .iter()
-                .map(|l| WaitQueue::new(l.len()))
+                .map(|l| IndexedHeap::new(l.len()))
                 .collect(),
             ready: Readiness::new(&topo),
             classes,
@@ -309,11 +305,16 @@ impl<P> Htb<P> {
 
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
-        while let Some((pos, _)) = self.wait[level].first_due(now.0) {
+        while let Some((pos, at)) = self.wait[level].peek() {
+            if at > now.0 {
+                return;
+            }
             let c = self.topo.by_level[level][pos as usize];
             let b = &self.buckets[c as usize];
             let (mode, delay) = b.mode(b.credit(now));
             self.levels.set_mode(&self.topo, c, mode);
+            // Re-keyed in place when the class still waits: one sift instead of a
+            // removal and an insertion (the heap's order does not depend on its layout).
             if mode == Mode::CanSend {
                 self.wait[level].remove(pos);
             } else {
