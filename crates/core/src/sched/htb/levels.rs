@@ -164,6 +164,7 @@ impl Levels {
     /// Links `c` (mode and activity already set) into its parent's feeds if yellow,
     /// climbing while feeds were empty and parents yellow, and into the row of the
     /// first green class reached (Linux `htb_activate_prios`).
+    #[inline(always)]
     fn activate(&mut self, topo: &Topology, c: u32) {
         let mut mask = self.activity[c as usize];
         let mut cl = c;
@@ -197,6 +198,7 @@ impl Levels {
 
     /// Unlinks `c` (mode and activity still the old ones) from its parent's feeds,
     /// climbing while feeds become empty, or from its row (Linux `htb_deactivate_prios`).
+    #[inline(always)]
     fn deactivate(&mut self, topo: &Topology, c: u32) {
         let mut mask = self.activity[c as usize];
         let mut cl = c;
