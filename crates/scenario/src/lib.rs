@@ -159,7 +159,8 @@ impl Source {
     }
 }
 
-/// The settings a link gives the disciplines that have their own (`[link.htb]`), kept
+/// The settings a link gives the disciplines that have their own (`[link.htb]`,
+/// `[link.hfsc]`, `[link.cbq]`), kept
 /// apart from the classes: the link's scheduler is built from those of the discipline
 /// that runs it ([`DisciplineSettings::config`]), and the others wait unused (a file
 /// may be run under another scheduler).
@@ -167,6 +168,10 @@ impl Source {
 pub struct DisciplineSettings {
     /// `[link.htb]`: `r2q`, `hz`, `mtu` (tc's defaults when not given).
     pub htb: linkshare_core::sched::htb::HtbParams,
+    /// `[link.hfsc]`: `restart` (the paper's `midpoint` when not given).
+    pub hfsc: linkshare_core::sched::hfsc::HfscParams,
+    /// `[link.cbq]`: `sharing` (Linux's `top-level` when not given).
+    pub cbq: linkshare_core::sched::cbq::CbqParams,
 }
 
 impl DisciplineSettings {
@@ -174,6 +179,8 @@ impl DisciplineSettings {
     pub fn config(&self, kind: SchedulerKind) -> SchedulerConfig {
         match kind {
             SchedulerKind::Htb => SchedulerConfig::Htb(self.htb),
+            SchedulerKind::Hfsc => SchedulerConfig::Hfsc(self.hfsc),
+            SchedulerKind::Cbq => SchedulerConfig::Cbq(self.cbq),
             k => k.into(),
         }
     }

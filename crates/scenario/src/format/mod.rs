@@ -50,6 +50,8 @@ const LINK_KEYS: &[&str] = &[
     "best_effort",
     "reverse",
     "htb",
+    "hfsc",
+    "cbq",
 ];
 
 /// Keys of the single-link form's `[link] reverse`.
@@ -68,6 +70,8 @@ const LINKS_KEYS: &[&str] = &[
     "best_effort",
     "class",
     "htb",
+    "hfsc",
+    "cbq",
 ];
 
 /// Keys of a buffer table.

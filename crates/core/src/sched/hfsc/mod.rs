@@ -145,7 +145,7 @@ mod config;
 mod linkshare;
 mod realtime;
 
-pub use config::{Curves, resolve as resolve_curves};
+pub use config::{Curves, HfscParams, VtRestart, resolve as resolve_curves};
 
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::ds::{ClassQueues, PooledQueues};
@@ -184,12 +184,17 @@ pub fn validate(tree: &ClassTree) -> Result<(), BuildError> {
 }
 
 impl<P: Packet> Hfsc<P> {
-    /// H-FSC for `tree`. Fails if a class with children has an `rt` curve; the message
-    /// names every such class and says how to fix it.
+    /// H-FSC for `tree` with the paper's settings. Fails if a class with children has an
+    /// `rt` curve; the message names every such class and says how to fix it.
     pub fn new(tree: &ClassTree) -> Result<Hfsc<P>, BuildError> {
+        Hfsc::with_params(tree, HfscParams::default())
+    }
+
+    /// H-FSC for `tree` with `params`; fails as [`Hfsc::new`].
+    pub fn with_params(tree: &ClassTree, params: HfscParams) -> Result<Hfsc<P>, BuildError> {
         let curves = config::resolve(tree)?;
         let rt = RealTime::new(curves.iter().map(|c| c.rt));
-        let ls = LinkSharing::new(tree, &curves);
+        let ls = LinkSharing::new(tree, &curves, params.restart);
         let rt_only_leaf = tree.leaves().iter().any(|l| curves[l.index()].ls.is_none());
         let work_conserving = !rt_only_leaf && !ls.any_limit();
         let queues = PooledQueues::new(curves.iter().map(|c| Roles {
