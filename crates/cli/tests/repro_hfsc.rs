@@ -96,8 +96,8 @@ fn hfsc_gives_the_off_sessions_share_to_its_siblings_in_proportion() {
     let dir = TempDir::new("repro-hfsc-linkshare");
     let text = repro("hfsc-linkshare", "4", dir.path());
     let table = &text[text
-        .find("the level-2 sessions against the paper")
-        .expect("the paper table")..];
+        .find("the level-2 sessions, Mbit/s")
+        .expect("the table of expected rates")..];
     // b2m on during [0, 1.25) and [2.5, 3.75) s (shortened by 4); off in between it
     // leaves its 2 Mbit/s to b80k : b480k : b1440k = 80 : 480 : 1440.
     let lines: Vec<&str> = table.lines().collect();

@@ -77,7 +77,7 @@ fn exp_measure(result: &RunResult) -> Result<Bins, ReproError> {
 }
 
 /// `fsc-exp`: Fig. 11.
-pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -193,7 +193,8 @@ pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }
 
 /// PBS values of Fig. 12, packets.
@@ -292,7 +293,7 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 }
 
 /// `fsc-mix`: Fig. 12.
-pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -472,5 +473,6 @@ pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }

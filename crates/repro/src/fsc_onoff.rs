@@ -353,7 +353,7 @@ type PanelSpec = (&'static str, String, &'static str, Vec<CurveSpec>);
 type CurveSpec = (String, Vec<(f64, Config)>);
 
 /// `fsc-onoff`: Figs. 6–10 and the cross checks.
-pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -588,7 +588,8 @@ pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }
 
 /// The acceptance checks of spec E1-E4 and X1, X2, X4.

@@ -107,7 +107,7 @@ fn model(x: f64) -> (f64, f64) {
 }
 
 /// `fsc-www`.
-pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -351,5 +351,6 @@ pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }

@@ -35,6 +35,7 @@ mod fsc_www;
 mod hfsc;
 mod hls;
 pub mod runner;
+pub mod suite;
 pub mod sweep;
 pub mod tcp;
 pub mod verdict;
@@ -120,8 +121,9 @@ pub struct Repro {
     pub name: &'static str,
     /// What it reproduces, one line.
     pub about: &'static str,
-    /// Runs it, printing to `out`.
-    pub run: fn(&Options<'_>, &mut dyn std::io::Write) -> Result<(), ReproError>,
+    /// Runs it, printing to `out`; returns its results with their verdicts (also
+    /// printed), for `repro --all` ([`suite`]).
+    pub run: fn(&Options<'_>, &mut dyn std::io::Write) -> Result<Vec<verdict::Check>, ReproError>,
 }
 
 /// Every reproduction, in the order they are listed.

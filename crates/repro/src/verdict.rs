@@ -1,11 +1,17 @@
 //! Verdicts computed from a measurement and a stated tolerance, never written by hand.
 //!
-//! Each [`Check`] holds what the paper says, what we measured, the tolerance (printed
-//! beside them) and whether the measurement is within it. Acceptance checks come in two
-//! strengths, after the FSC experiments' specification: a *must* check follows from the
-//! paper's claim whatever the details the paper left out; a *should* check compares with
-//! a number that depends on reconstructed details (buffer size in packets, phases), and
-//! is reported with that caveat.
+//! Each [`Check`] holds what the paper says (or, where the paper gives no number, what
+//! we derive from its description, labelled so), what we measured, the tolerance
+//! (printed beside them) and whether the measurement is within it. Acceptance checks
+//! come in two strengths, after the FSC experiments' specification: a *must* check
+//! follows from the paper's claim whatever the details the paper left out; a *should*
+//! check compares with a number that depends on reconstructed details (buffer size in
+//! packets, phases, a lost list of guarantees), and is reported with that caveat.
+//!
+//! Every reproduction returns its checks; `linkshare repro --all` puts them in one
+//! table and compares them with the results that reproduced when `expected.toml` was
+//! recorded ([`crate::suite`]). A check's [`Check::result`] names it there, so it is
+//! written without measured numbers and is unique within its reproduction.
 
 use std::io::Write;
 
@@ -25,9 +31,10 @@ pub enum Strength {
 /// One result: the paper's value or claim, ours, the tolerance, and the verdict.
 #[derive(Clone, Debug)]
 pub struct Check {
-    /// What is compared.
+    /// What is compared (no measured numbers in it: it names the check).
     pub result: String,
-    /// The paper's number or claim.
+    /// The paper's number or claim, or `expected (derived): ...` where the paper gives
+    /// none.
     pub paper: String,
     /// Our measurement.
     pub ours: String,
@@ -52,6 +59,40 @@ impl Check {
         }
     }
 
+    /// `ours` within `rel` (a fraction) of `expected`, a number the paper does not print
+    /// but its description gives (`how` says how it was derived).
+    pub fn derived(
+        result: &str,
+        how: &str,
+        expected: f64,
+        ours: f64,
+        rel: f64,
+        unit: &str,
+    ) -> Check {
+        Check {
+            paper: format!("expected (derived: {how}): {} {unit}", short(expected)),
+            ..Check::relative(result, expected, ours, rel, unit)
+        }
+    }
+
+    /// `ours` against a number the paper prints as `printed` (its decimal text): the
+    /// tolerance is one unit in the printed number's last digit, so that a value the
+    /// paper rounded or truncated to that digit matches.
+    pub fn printed(result: &str, printed: &str, ours: f64, unit: &str) -> Check {
+        let paper: f64 = printed.parse().unwrap_or(f64::NAN);
+        let decimals = printed.split_once('.').map_or(0, |(_, d)| d.len());
+        let unit_step = 10f64.powi(-(decimals as i32));
+        Check {
+            result: result.to_owned(),
+            paper: format!("{printed} {unit}"),
+            ours: format!("{} {unit}", short(ours)),
+            tolerance: format!("±{} (last printed digit)", short(unit_step)),
+            // A hair of slack for the binary representation of the decimals.
+            pass: (ours - paper).abs() <= unit_step * (1.0 + 1e-9),
+            strength: Strength::Must,
+        }
+    }
+
     /// `ours` in `[lo, hi]`.
     pub fn range(result: &str, paper: &str, ours: f64, lo: f64, hi: f64, unit: &str) -> Check {
         Check {
@@ -61,6 +102,24 @@ impl Check {
             tolerance: format!("[{lo}, {hi}] {unit}"),
             pass: (lo..=hi).contains(&ours),
             strength: Strength::Must,
+        }
+    }
+
+    /// `ours` at least `lo`.
+    pub fn at_least(result: &str, paper: &str, ours: f64, lo: f64, unit: &str) -> Check {
+        Check {
+            tolerance: format!(">= {} {unit}", short(lo)),
+            pass: ours >= lo,
+            ..Check::range(result, paper, ours, lo, f64::INFINITY, unit)
+        }
+    }
+
+    /// `ours` at most `hi`.
+    pub fn at_most(result: &str, paper: &str, ours: f64, hi: f64, unit: &str) -> Check {
+        Check {
+            tolerance: format!("<= {} {unit}", short(hi)),
+            pass: ours <= hi,
+            ..Check::range(result, paper, ours, f64::NEG_INFINITY, hi, unit)
         }
     }
 
@@ -92,29 +151,85 @@ impl Check {
     }
 }
 
-/// Prints `checks` as one table: result | paper | ours | tolerance | verdict, and a count.
-pub fn print(out: &mut dyn Write, title: &str, checks: &[Check]) -> Result<(), ReproError> {
+/// A number with up to four significant decimals, trailing zeros removed.
+pub fn short(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The table of `checks`: result | paper | ours | tolerance | verdict; each result
+/// prefixed with `prefix(check)` (the reproduction's name in `repro --all`).
+pub fn table(checks: &[(&str, &Check)]) -> TextTable {
     let mut t = TextTable {
         header: ["result", "paper", "ours", "tolerance", "verdict"]
             .map(str::to_owned)
             .to_vec(),
         ..TextTable::default()
     };
-    for c in checks {
+    for (prefix, c) in checks {
         t.rows.push(vec![
-            c.result.clone(),
+            if prefix.is_empty() {
+                c.result.clone()
+            } else {
+                format!("{prefix}: {}", c.result)
+            },
             c.paper.clone(),
             c.ours.clone(),
             c.tolerance.clone(),
             c.verdict().to_owned(),
         ]);
     }
+    t
+}
+
+/// Prints `checks` as one table: result | paper | ours | tolerance | verdict, and a count.
+pub fn print(out: &mut dyn Write, title: &str, checks: &[Check]) -> Result<(), ReproError> {
+    let rows: Vec<(&str, &Check)> = checks.iter().map(|c| ("", c)).collect();
     let passed = checks.iter().filter(|c| c.pass).count();
     write!(
         out,
         "\n{title}\n{}{passed} of {} reproduced\n",
-        t.render(),
+        table(&rows).render(),
         checks.len()
     )
     .map_err(stdout_failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_tolerates_one_unit_of_the_last_digit() {
+        // The HLS paper prints gamma(HLS) = 0.1456 ms as 0.146 and 0.0966 ms as 0.096.
+        assert!(Check::printed("g", "0.146", 0.1456, "ms").pass);
+        assert!(Check::printed("g", "0.096", 0.0966, "ms").pass);
+        assert!(!Check::printed("g", "0.096", 0.1931, "ms").pass);
+        assert!(Check::printed("g", "3600", 3600.048, "ms").pass);
+        let c = Check::printed("a", "103.5", 103.5, "bytes");
+        assert_eq!(c.tolerance, "±0.1 (last printed digit)");
+        assert_eq!(c.verdict(), "reproduced");
+    }
+
+    #[test]
+    fn verdicts_follow_the_measurement() {
+        assert!(Check::at_least("x", "p", 5.0, 5.0, "s").pass);
+        assert!(!Check::at_least("x", "p", 4.9, 5.0, "s").pass);
+        assert!(Check::at_most("x", "p", 5.0, 5.0, "s").pass);
+        let d = Check::derived("r", "80 : 480", 160e3, 161e3, 0.02, "bit/s");
+        assert!(d.pass);
+        assert!(d.paper.starts_with("expected (derived: 80 : 480): 160000"));
+        let s = Check::relative("r", 10.0, 12.0, 0.1, "ms").should();
+        assert_eq!(s.verdict(), "differs (reconstruction-sensitive)");
+        assert_eq!(short(0.1000), "0.1");
+        assert_eq!(short(3600.0), "3600");
+    }
 }
