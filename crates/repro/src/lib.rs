@@ -33,6 +33,7 @@ mod fsc_paper;
 mod fsc_table1;
 mod fsc_www;
 mod hfsc;
+mod hfsc_restart;
 mod hls;
 pub mod runner;
 pub mod suite;
@@ -162,6 +163,11 @@ pub const ALL: &[Repro] = &[
         name: "hfsc-linkshare",
         about: "H-FSC paper Fig. 12: an ON-OFF session's share goes to its siblings",
         run: hfsc::linkshare,
+    },
+    Repro {
+        name: "hfsc-vt-restart",
+        about: "H-FSC's restart rule: a CBR class beside a tiny-weight sibling (midpoint, min, hls)",
+        run: hfsc_restart::vt_restart,
     },
     Repro {
         name: "sced-vs-fsc",
