@@ -35,6 +35,7 @@ mod fsc_www;
 mod hfsc;
 mod hfsc_restart;
 mod hls;
+pub mod page;
 pub mod runner;
 pub mod suite;
 pub mod sweep;
