@@ -141,6 +141,18 @@ pub fn run_variant(
     dir: &Path,
 ) -> Result<VariantRuns, ReproError> {
     let scenario = load(&variant, opts.shorten)?;
+    run_scenario(variant, scenario, kinds, opts, dir)
+}
+
+/// [`run_variant`] with the variant's scenario already loaded (and shortened), perhaps
+/// edited.
+pub fn run_scenario(
+    variant: Variant,
+    scenario: Scenario,
+    kinds: &[SchedulerKind],
+    opts: &Options<'_>,
+    dir: &Path,
+) -> Result<VariantRuns, ReproError> {
     if let Some(budget) = opts.memory_budget {
         scenario.check_memory(budget)?;
     }

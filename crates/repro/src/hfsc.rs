@@ -175,8 +175,10 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
              test by hand; `linkshare check` agrees): A 4.5 Mbit/s holds audio, video, onoff (1.8 Mbit/s) and a1..a4 \
              (159 kbit/s); ftp (5 Mbit/s) and s1..s5 (100 kbit/s) at level 1. Other sessions \
              send CBR at their rates; onoff sends 1.8 Mbit/s during the even seconds \
-             [0, 1), [2, 3), ... and nothing in the odd ones. `rt` is the paper's curve, \
-             `ls` the rate (so that link-sharing curves fit their parents).",
+             [0, 1), [2, 3), ... and nothing in the odd ones. The paper gives each class \
+             one curve, which serves both criteria; we split it: `rt` is the paper's \
+             curve, `ls` the linear curve of the class's rate (the concave curves of audio \
+             and video would not fit within their parent's link-sharing curve).",
             "Paper: under H-FSC every audio delay is at most 5 ms + t_max and every video delay \
              at most 10 ms + t_max (t_max = L_max / C, Thm. 2); under H-WF2Q+ they are much \
              larger and follow the ON-OFF period.",
