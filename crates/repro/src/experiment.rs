@@ -24,7 +24,7 @@ use linkshare_core::units::{Duration, Instant};
 use linkshare_sim::RunResult;
 use linkshare_sim::config::{LinkId, SimConfig};
 
-use crate::verdict::Check;
+use crate::verdict::{Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::quality::{measured_rates, short_secs};
 use linkshare_report::reference::{LinkReference, link_reference};
@@ -377,7 +377,7 @@ pub fn worst_errors(v: &VariantRuns) -> Vec<(SchedulerKind, Option<f64>)> {
                     .iter()
                     .enumerate()
                     .flat_map(|(k, iv)| shown.iter().map(move |&c| (r[k][c] - iv.rate[c]).abs()))
-                    .fold(0.0, f64::max)
+                    .largest()
             });
             (*kind, worst)
         })

@@ -17,7 +17,7 @@ use crate::fsc_paper::{
     RECONSTRUCTED_COMMON, burst_delay, flow, scenario_text, simulate, tcp_table,
 };
 use crate::runner::{Estimate, Job, run_parallel};
-use crate::verdict::{self, Check};
+use crate::verdict::{self, Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 
 /// BPR values of the sweep.
@@ -272,7 +272,7 @@ pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
     let g10 = group(4, 6, 9).mean / pfq10 - 1.0;
     let big = [(4, 50), (4, 75), (4, 100), (10, 50), (10, 100)]
         .map(|(b, p)| group(b, p, 9).mean / pfq10 - 1.0);
-    let big_min = big.iter().copied().fold(f64::INFINITY, f64::min);
+    let big_min = big.iter().copied().smallest();
     let g8_best = PBS_KB[1..]
         .iter()
         .min_by(|&&a, &&b| group(4, a, 7).mean.total_cmp(&group(4, b, 7).mean))

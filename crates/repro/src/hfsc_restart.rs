@@ -20,7 +20,7 @@ use crate::experiment::{
     variant_dir,
 };
 use crate::runner::{Estimate, Job, run_parallel};
-use crate::verdict::{self, Check};
+use crate::verdict::{self, Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::table::TextTable;
 
@@ -366,7 +366,7 @@ fn search_checks(rows: &[SearchRow]) -> Vec<Check> {
         .iter()
         .filter(|r| r.case.restart == VtRestart::Min)
         .map(|r| r.deviation.mean.abs())
-        .fold(0.0, f64::max);
+        .largest();
     checks.push(Check::at_most(
         "min: largest |C's deviation| over the search",
         "none above 5 % (the kernel's min rule on the issue's case)",

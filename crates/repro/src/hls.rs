@@ -9,7 +9,7 @@ use crate::experiment::{
     print_variant, run_scenario, run_variant, schedulers, shorten_times, span, variant_dir,
     variant_prefix,
 };
-use crate::verdict::{self, Check};
+use crate::verdict::{self, Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::table::TextTable;
 use linkshare_scenario::Edit;
@@ -506,12 +506,8 @@ fn same_allocation(
     let spread: Vec<f64> = active
         .iter()
         .map(|&c| {
-            let (lo, hi) = periods
-                .iter()
-                .fold((f64::INFINITY, 0.0f64), |(lo, hi), &k| {
-                    (lo.min(r[k][c]), hi.max(r[k][c]))
-                });
-            hi - lo
+            let rates = || periods.iter().map(|&k| r[k][c]);
+            rates().largest() - rates().smallest()
         })
         .collect();
     let spreads: Vec<String> = active

@@ -83,7 +83,7 @@ fn checks_table(checks: &[Check]) -> String {
     for c in checks {
         let class = match c.verdict() {
             "reproduced" => "ok",
-            "DIFFERS" => "differs",
+            "DIFFERS" | "not measured" => "differs",
             _ => "sensitive",
         };
         let _ = writeln!(

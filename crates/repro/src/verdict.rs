@@ -12,6 +12,12 @@
 //! table and compares them with the results that reproduced when `expected.toml` was
 //! recorded ([`crate::suite`]). A check's [`Check::result`] names it there, so it is
 //! written without measured numbers and is unique within its reproduction.
+//!
+//! A measurement that is missing or not a finite number (NaN, ±inf: an empty run, a
+//! point the sweep did not reach, a ratio over zero) is *not measured*: its check never
+//! passes, whatever the comparison would say (`-inf <= 10 %` is true, and `f64::max`
+//! silently drops a NaN). Numeric constructors test the number; [`Check::claim`] tests
+//! every number in its printed `ours`; [`Extremes`] folds without losing a NaN.
 
 use std::io::Write;
 
@@ -40,8 +46,11 @@ pub struct Check {
     pub ours: String,
     /// The tolerance the verdict is computed with.
     pub tolerance: String,
-    /// Whether our measurement is within the tolerance.
+    /// Whether our measurement is within the tolerance (never when not `measured`).
     pub pass: bool,
+    /// Whether the measurement exists and is finite; a check without one is "not
+    /// measured" and does not pass.
+    pub measured: bool,
     /// Must or should.
     pub strength: Strength,
 }
@@ -54,7 +63,8 @@ impl Check {
             paper: format!("{paper} {unit}"),
             ours: format!("{ours:.3} {unit}"),
             tolerance: format!("±{} %", rel * 100.0),
-            pass: (ours - paper).abs() <= rel * paper.abs(),
+            pass: ours.is_finite() && (ours - paper).abs() <= rel * paper.abs(),
+            measured: ours.is_finite(),
             strength: Strength::Must,
         }
     }
@@ -88,7 +98,8 @@ impl Check {
             ours: format!("{} {unit}", short(ours)),
             tolerance: format!("±{} (last printed digit)", short(unit_step)),
             // A hair of slack for the binary representation of the decimals.
-            pass: (ours - paper).abs() <= unit_step * (1.0 + 1e-9),
+            pass: ours.is_finite() && (ours - paper).abs() <= unit_step * (1.0 + 1e-9),
+            measured: ours.is_finite(),
             strength: Strength::Must,
         }
     }
@@ -100,7 +111,8 @@ impl Check {
             paper: paper.to_owned(),
             ours: format!("{ours:.3} {unit}"),
             tolerance: format!("[{lo}, {hi}] {unit}"),
-            pass: (lo..=hi).contains(&ours),
+            pass: ours.is_finite() && (lo..=hi).contains(&ours),
+            measured: ours.is_finite(),
             strength: Strength::Must,
         }
     }
@@ -109,7 +121,7 @@ impl Check {
     pub fn at_least(result: &str, paper: &str, ours: f64, lo: f64, unit: &str) -> Check {
         Check {
             tolerance: format!(">= {} {unit}", short(lo)),
-            pass: ours >= lo,
+            pass: ours.is_finite() && ours >= lo,
             ..Check::range(result, paper, ours, lo, f64::INFINITY, unit)
         }
     }
@@ -118,19 +130,23 @@ impl Check {
     pub fn at_most(result: &str, paper: &str, ours: f64, hi: f64, unit: &str) -> Check {
         Check {
             tolerance: format!("<= {} {unit}", short(hi)),
-            pass: ours <= hi,
+            pass: ours.is_finite() && ours <= hi,
             ..Check::range(result, paper, ours, f64::NEG_INFINITY, hi, unit)
         }
     }
 
-    /// A claim checked by a computed condition, with the tolerance in words.
+    /// A claim checked by a computed condition, with the tolerance in words. `ours`
+    /// prints the measurements the condition rests on: if any of them is NaN or ±inf
+    /// (or `ours` is empty), the claim is not measured and does not pass.
     pub fn claim(result: &str, paper: &str, ours: String, tolerance: &str, pass: bool) -> Check {
+        let measured = !ours.trim().is_empty() && !prints_non_finite(&ours);
         Check {
             result: result.to_owned(),
             paper: paper.to_owned(),
             ours,
             tolerance: tolerance.to_owned(),
-            pass,
+            pass: measured && pass,
+            measured,
             strength: Strength::Must,
         }
     }
@@ -144,12 +160,47 @@ impl Check {
     /// The verdict's word.
     pub fn verdict(&self) -> &'static str {
         match (self.pass, self.strength) {
+            _ if !self.measured => "not measured",
             (true, _) => "reproduced",
             (false, Strength::Must) => "DIFFERS",
             (false, Strength::Should) => "differs (reconstruction-sensitive)",
         }
     }
 }
+
+/// Whether `text` prints a non-finite number: a word (split at anything but letters,
+/// digits, `+`, `-` and `.`) that Rust's float formatting gives for NaN or ±inf.
+fn prints_non_finite(text: &str) -> bool {
+    text.split(|ch: char| !(ch.is_ascii_alphanumeric() || matches!(ch, '+' | '-' | '.')))
+        .any(|word| matches!(word, "NaN" | "-NaN" | "+NaN" | "inf" | "-inf" | "+inf"))
+}
+
+/// The largest and smallest of a run of measurements, NaN when there are none or any
+/// is NaN (where `fold(f64::NEG_INFINITY, f64::max)` gives -inf for none and skips a
+/// NaN, both of which a check would read as, say, "no step up").
+pub trait Extremes: Iterator<Item = f64> + Sized {
+    /// The largest value, or NaN.
+    fn largest(self) -> f64 {
+        let mut values = self;
+        let Some(first) = values.next() else {
+            return f64::NAN;
+        };
+        values.fold(first, |a, b| {
+            if a.is_nan() || b.is_nan() {
+                f64::NAN
+            } else {
+                a.max(b)
+            }
+        })
+    }
+
+    /// The smallest value, or NaN.
+    fn smallest(self) -> f64 {
+        -self.map(|x| -x).largest()
+    }
+}
+
+impl<I: Iterator<Item = f64>> Extremes for I {}
 
 /// A number with up to four significant decimals, trailing zeros removed.
 pub fn short(x: f64) -> String {
@@ -231,5 +282,39 @@ mod tests {
         assert_eq!(s.verdict(), "differs (reconstruction-sensitive)");
         assert_eq!(short(0.1000), "0.1");
         assert_eq!(short(3600.0), "3600");
+    }
+
+    #[test]
+    fn a_missing_or_non_finite_measurement_never_passes() {
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for c in [
+                Check::relative("r", 1.0, x, 1e9, "ms"),
+                Check::printed("p", "1.0", x, "ms"),
+                Check::range("g", "p", x, f64::NEG_INFINITY, f64::INFINITY, "ms"),
+                Check::at_least("l", "p", x, f64::NEG_INFINITY, "ms"),
+                Check::at_most("m", "p", x, f64::INFINITY, "ms"),
+                Check::claim(
+                    "c",
+                    "p",
+                    format!("largest step up {:+.1} %", x * 100.0),
+                    "t",
+                    true,
+                ),
+                Check::claim("c", "p", format!("{x:.1}%, 3%"), "t", true),
+                Check::claim("c", "p", format!("{:.1} -> 2.0 ms", x), "t", true).should(),
+            ] {
+                assert!(!c.pass && !c.measured, "{c:?}");
+                assert_eq!(c.verdict(), "not measured");
+            }
+        }
+        assert!(!Check::claim("c", "p", String::new(), "t", true).pass);
+        // Words that merely contain "inf" or "nan" are not numbers.
+        let c = Check::claim("c", "p", "infinite nano, info".into(), "t", true);
+        assert!(c.pass && c.measured);
+        assert!([1.0, f64::NAN, 3.0].into_iter().largest().is_nan());
+        assert!(std::iter::empty().largest().is_nan());
+        assert_eq!([1.0, -2.0, 3.0].into_iter().largest(), 3.0);
+        assert_eq!([1.0, -2.0, 3.0].into_iter().smallest(), -2.0);
+        assert!([1.0, f64::NAN].into_iter().smallest().is_nan());
     }
 }
