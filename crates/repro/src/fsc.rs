@@ -72,7 +72,7 @@ const FIRST: &str = "f1";
 const SECOND: &str = "f2";
 
 /// The flow named `name`.
-fn flow<'a>(v: &'a VariantRuns, name: &str) -> Result<&'a FlowConfig, ReproError> {
+pub(crate) fn flow<'a>(v: &'a VariantRuns, name: &str) -> Result<&'a FlowConfig, ReproError> {
     v.scenario
         .config
         .flows
@@ -84,7 +84,7 @@ fn flow<'a>(v: &'a VariantRuns, name: &str) -> Result<&'a FlowConfig, ReproError
 /// The longest time without a departure of `class` from `from` on: the gaps between
 /// consecutive departures, counting from the last one before `from` (or `from` itself
 /// if there is none). `(start of the gap, its length)`.
-fn longest_gap(
+pub(crate) fn longest_gap(
     records: &[DelayRecord],
     class: linkshare_core::hierarchy::ClassId,
     from: Instant,
@@ -109,14 +109,20 @@ fn longest_gap(
     longest
 }
 
-/// The fluid starvation of the first flow under a deadline scheduler with curve `sc`
-/// for both flows: the first flow received `w1` bytes by `start`, when the second joins
-/// and is served alone at the link rate `c` until its deadlines reach the first flow's
-/// next one, `S^{-1}(w1)`; that takes `S(S^{-1}(w1) - start) · 8 / c`.
-fn predicted_starvation(sc: &ServiceCurve, w1: u64, start: Instant, c: Rate) -> Duration {
-    let curve = RuntimeCurve::new(sc, 0, 0);
-    let deadline = curve.y2x(w1);
-    let catch_up = curve.x2y(deadline.saturating_sub(start.as_nanos()));
+/// The fluid starvation of the first flow under a deadline scheduler, the first flow
+/// with curve `first` from 0, the second with curve `second` from `start`: the first
+/// flow received `w1` bytes by `start`, when the second joins and is served alone at
+/// the link rate `c` until its deadlines reach the first flow's next one,
+/// `S1^{-1}(w1)`; that takes `S2(S1^{-1}(w1) - start) · 8 / c`.
+pub(crate) fn predicted_starvation(
+    first: &ServiceCurve,
+    second: &ServiceCurve,
+    w1: u64,
+    start: Instant,
+    c: Rate,
+) -> Duration {
+    let deadline = RuntimeCurve::new(first, 0, 0).y2x(w1);
+    let catch_up = RuntimeCurve::new(second, 0, 0).x2y(deadline.saturating_sub(start.as_nanos()));
     c.tx_time(Bytes(catch_up))
 }
 
@@ -205,7 +211,7 @@ fn starvation(out: &mut dyn Write, v: &VariantRuns, label: &str) -> Result<Vec<C
             SchedulerKind::VirtualClock => spec.rate.map(ServiceCurve::linear),
             _ => None,
         };
-        let predicted = curve.map(|sc| predicted_starvation(&sc, w1, start, c));
+        let predicted = curve.map(|sc| predicted_starvation(&sc, &sc, w1, start, c));
         let prediction = predicted.map_or("0 (shares at once)".to_owned(), |p| {
             format!("{:.3}", p.as_secs_f64())
         });

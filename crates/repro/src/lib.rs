@@ -34,6 +34,7 @@ mod fsc_table1;
 mod fsc_www;
 mod hfsc;
 mod hfsc_restart;
+mod hfsc_sced;
 mod hls;
 pub mod page;
 pub mod runner;
@@ -169,6 +170,16 @@ pub const ALL: &[Repro] = &[
         name: "hfsc-vt-restart",
         about: "H-FSC's restart rule: a CBR class beside a tiny-weight sibling (midpoint, min, hls)",
         run: hfsc_restart::vt_restart,
+    },
+    Repro {
+        name: "hfsc-fig2",
+        about: "H-FSC paper Fig. 2: a video's delay under SCED, linear against two-piece curves",
+        run: hfsc_sced::fig2,
+    },
+    Repro {
+        name: "hfsc-fig3",
+        about: "H-FSC paper Fig. 3: SCED punishes a convex session; the fair variant breaks S2",
+        run: hfsc_sced::fig3,
     },
     Repro {
         name: "sced-vs-fsc",
