@@ -207,9 +207,8 @@ fn fig2_run(
         records
             .iter()
             .find(|r| {
-                let start = Instant(
-                    r.departure.as_nanos() - link.tx_time(Bytes(u64::from(r.len))).as_nanos(),
-                );
+                let tx = link.tx_time(Bytes(u64::from(r.len)));
+                let start = Instant(r.departure.as_nanos().saturating_sub(tx.as_nanos()));
                 start < t && t < r.departure
             })
             .map_or(Duration::ZERO, |r| r.departure.since(t))

@@ -56,15 +56,19 @@ pub struct Check {
 }
 
 impl Check {
-    /// `ours` within `rel` (a fraction) of the paper's `paper`.
+    /// `ours` within `rel` (a fraction) of the paper's `paper` (not measured when either
+    /// is not finite).
     pub fn relative(result: &str, paper: f64, ours: f64, rel: f64, unit: &str) -> Check {
         Check {
             result: result.to_owned(),
             paper: format!("{paper} {unit}"),
             ours: format!("{ours:.3} {unit}"),
             tolerance: format!("±{} %", rel * 100.0),
-            pass: ours.is_finite() && (ours - paper).abs() <= rel * paper.abs(),
-            measured: ours.is_finite(),
+            // A non-finite expected value is a derivation that could not be made.
+            pass: ours.is_finite()
+                && paper.is_finite()
+                && (ours - paper).abs() <= rel * paper.abs(),
+            measured: ours.is_finite() && paper.is_finite(),
             strength: Strength::Must,
         }
     }
@@ -308,6 +312,8 @@ mod tests {
             }
         }
         assert!(!Check::claim("c", "p", String::new(), "t", true).pass);
+        let no_expectation = Check::derived("d", "fluid", f64::NAN, 1.0, 1e9, "ms");
+        assert_eq!(no_expectation.verdict(), "not measured");
         // Words that merely contain "inf" or "nan" are not numbers.
         let c = Check::claim("c", "p", "infinite nano, info".into(), "t", true);
         assert!(c.pass && c.measured);
