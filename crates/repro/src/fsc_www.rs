@@ -236,19 +236,12 @@ pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
         60.0 / f64::from(opts.shorten),
         std::thread::available_parallelism().map_or(1, usize::from)
     );
-    let mut lower = 0;
-    let mut best_gain: f64 = 0.0;
-    let mut small_worst: f64 = 0.0;
+    // Per group, FSC's (BPR 4, PBS 6000 B) mean transfer time against PFQ's, less 1.
+    let mut changes = Vec::with_capacity(FSC_PAPER_GROUPS.len());
     for (g, &length) in FSC_PAPER_GROUPS.iter().enumerate() {
         let (pfq, fsc) = (group(1, 0, g), group(4, 6, g));
         let change = fsc.mean / pfq.mean - 1.0;
-        if change < 0.0 {
-            lower += 1;
-        }
-        best_gain = best_gain.max(-change);
-        if g < 3 {
-            small_worst = small_worst.max(change.abs());
-        }
+        changes.push(change);
         let _ = writeln!(
             text,
             "{:>5}  {:>8}  {:>18}  {:>18}  {:+6.1} %",
@@ -259,6 +252,15 @@ pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
             change * 100.0
         );
     }
+    let lower = changes.iter().filter(|c| **c < 0.0).count();
+    // A group without a measurement makes the count unknown, not lower.
+    let lower_text = if changes.iter().all(|c| c.is_finite()) {
+        format!("{lower} of 10")
+    } else {
+        format!("{lower} of 10 (some NaN)")
+    };
+    let best_gain = changes.iter().map(|c| -c).largest();
+    let small_worst = changes.iter().take(3).map(|c| c.abs()).largest();
     let (shared, pushed): (u64, u64) = by_point
         .iter()
         .flat_map(|(_, r)| r)
@@ -294,7 +296,7 @@ pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
         Check::claim(
             "BPR 4, PBS 6000 B: groups faster than PFQ",
             "\"most groups\"",
-            format!("{lower} of 10"),
+            lower_text,
             ">= 6 of 10",
             lower >= 6,
         ),
