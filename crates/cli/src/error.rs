@@ -42,6 +42,9 @@ pub enum Failure {
     /// (status 1); its outputs so far were written and `summary.json` says
     /// `"complete": false`.
     Incomplete(String),
+    /// `repro --all`: results that reproduced when `expected.toml` was recorded no
+    /// longer do (status 1); the table and the list were printed on stdout.
+    Regressed(String),
     /// A bug (status 1).
     Internal(String),
 }
@@ -55,7 +58,10 @@ impl Failure {
     /// The process exit status for this failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Internal(_) | Failure::Inadmissible(_) | Failure::Incomplete(_) => 1,
+            Failure::Internal(_)
+            | Failure::Inadmissible(_)
+            | Failure::Incomplete(_)
+            | Failure::Regressed(_) => 1,
             Failure::Problems(_)
             | Failure::Io { .. }
             | Failure::Simulator(_)
@@ -72,7 +78,9 @@ impl fmt::Display for Failure {
             Failure::Simulator(msg) => {
                 write!(f, "error: the simulator cannot run this scenario: {msg}")
             }
-            Failure::Inadmissible(msg) | Failure::Shape(msg) => write!(f, "{msg}"),
+            Failure::Inadmissible(msg) | Failure::Shape(msg) | Failure::Regressed(msg) => {
+                write!(f, "{msg}")
+            }
             Failure::Incomplete(msg) => write!(
                 f,
                 "error: the run stopped early, its outputs so far written and marked \

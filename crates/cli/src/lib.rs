@@ -56,6 +56,9 @@ pub enum Command {
     Check(commands::check::CheckArgs),
     /// Reproduce a result of a paper (run without NAME to list them).
     Repro(commands::repro::ReproArgs),
+    /// Run every reproduction and write one self-contained HTML page of their tables,
+    /// verdicts, figures, reconstructions and commands.
+    Report(commands::report::ReportArgs),
     /// Shape real traffic: a transparent bridge between two interfaces running a
     /// discipline on the configuration's classes (needs CAP_NET_RAW and CAP_NET_ADMIN;
     /// --check only validates).
@@ -111,6 +114,7 @@ fn dispatch(command: &Command, global: &commands::Global) -> Result<(), Failure>
         Command::Bounds(a) => commands::bounds::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Repro(a) => commands::repro::run(a, global),
+        Command::Report(a) => commands::report::run(a, global),
         Command::Shape(a) => commands::shape::run(a, global),
         Command::Sweep(a) => commands::sweep::run(a),
         Command::Tc(a) => commands::tc::run(a, global),

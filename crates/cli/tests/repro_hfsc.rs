@@ -48,7 +48,14 @@ fn the_list_names_the_hfsc_and_fsc_reproductions() {
         .expect("run linkshare");
     assert_eq!(o.status.code(), Some(0));
     let out = String::from_utf8_lossy(&o.stdout);
-    for name in ["hfsc-delay", "hfsc-linkshare", "sced-vs-fsc", "fsc-burst"] {
+    for name in [
+        "hfsc-delay",
+        "hfsc-linkshare",
+        "hfsc-fig2",
+        "hfsc-fig3",
+        "sced-vs-fsc",
+        "fsc-burst",
+    ] {
         assert!(out.contains(name), "{name} missing from\n{out}");
     }
 }
@@ -96,8 +103,8 @@ fn hfsc_gives_the_off_sessions_share_to_its_siblings_in_proportion() {
     let dir = TempDir::new("repro-hfsc-linkshare");
     let text = repro("hfsc-linkshare", "4", dir.path());
     let table = &text[text
-        .find("the level-2 sessions against the paper")
-        .expect("the paper table")..];
+        .find("the level-2 sessions, Mbit/s")
+        .expect("the table of expected rates")..];
     // b2m on during [0, 1.25) and [2.5, 3.75) s (shortened by 4); off in between it
     // leaves its 2 Mbit/s to b80k : b480k : b1440k = 80 : 480 : 1440.
     let lines: Vec<&str> = table.lines().collect();
@@ -199,4 +206,112 @@ fn the_reconstructed_hfsc_delay_hierarchy_passes_admission() {
         row(&text, "  video").contains(&"16.5536".to_owned()),
         "{text}"
     );
+}
+
+/// `hfsc-vt-restart` shortened by 5 (2 s): C sends CBR at 19.458 Mbit/s, below its
+/// HMM-fair share of 100 · 15300 / 42708 = 35.8 Mbit/s, so the reference gives it all of
+/// that. Under the paper's midpoint rule H-FSC gives C more than 5 % less; under `min`,
+/// and under HLS, C gets it within 1 %.
+#[test]
+fn hfsc_vt_restart_midpoint_starves_c_and_min_does_not() {
+    let dir = TempDir::new("repro-vt-restart");
+    let o: Output = Command::new(env!("CARGO_BIN_EXE_linkshare"))
+        .args([
+            "repro",
+            "hfsc-vt-restart",
+            "--out",
+            "out",
+            "--shorten",
+            "5",
+            "--seeds",
+            "1",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("run linkshare");
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let c_demand = 19_458e3;
+    let c_share = 100e6 * 15300.0 / (27393.0 + 15300.0 + 15.0);
+    assert!(c_demand < c_share);
+    let measured = |variant: &str, scheduler: &str| -> f64 {
+        let csv = std::fs::read_to_string(dir.path().join("out").join(variant).join("rates.csv"))
+            .unwrap();
+        let cells: Vec<String> = csv
+            .lines()
+            .map(|l| l.split(',').map(str::to_owned).collect::<Vec<_>>())
+            .find(|c| c[3] == "C" && c[6] == scheduler)
+            .unwrap_or_else(|| panic!("no C row of {scheduler} in {variant}/rates.csv"));
+        assert!((num(&cells[5]) - c_demand).abs() < 1.0, "{cells:?}");
+        num(&cells[7])
+    };
+    let midpoint = measured("midpoint", "hfsc");
+    assert!(
+        midpoint < 0.95 * c_demand,
+        "midpoint: C at {midpoint}\n{text}"
+    );
+    for (variant, scheduler) in [("min", "hfsc"), ("midpoint", "hls")] {
+        let m = measured(variant, scheduler);
+        assert!(
+            (m - c_demand).abs() <= 0.01 * c_demand,
+            "{variant} {scheduler}: C at {m}\n{text}"
+        );
+    }
+    assert!(
+        text.contains("hfsc-vt-restart: expected against ours"),
+        "{text}"
+    );
+}
+
+/// `hfsc-fig2` (never shortened: its 2 s are the paper's frames). Hand-derived: a video
+/// frame of 8192 B takes 6.5536 ms at 10 Mbit/s; with linear curves its deadline is 8192 B
+/// at 2 Mbit/s = 32.768 ms after its arrival, FTP's come every 8192 B at 8 Mbit/s =
+/// 8.192 ms, so the video waits about 26 ms (the paper) and never beyond its deadline plus
+/// one packet; with the two-piece curve its deadline is 10 ms after arrival.
+#[test]
+fn hfsc_fig2_the_two_piece_curve_cuts_the_video_delay() {
+    let dir = TempDir::new("repro-hfsc-fig2");
+    let text = repro("hfsc-fig2", "20", dir.path());
+    let linear = row(&text, "linear ");
+    let concave = row(&text, "concave ");
+    // curves, packets, max, mean, max less the packet in transmission, ftp Mbit/s.
+    assert_eq!(num(&linear[1]), 60.0, "{linear:?}");
+    assert!((num(&linear[3]) - 26.0).abs() <= 2.6, "{linear:?}");
+    assert!(
+        num(&linear[2]) > 26.0 && num(&linear[2]) <= 32.768 + 6.5536,
+        "{linear:?}"
+    );
+    assert!(num(&concave[2]) <= 10.0 + 6.5536, "{concave:?}");
+    assert!(num(&concave[4]) <= 10.0, "{concave:?}");
+    // FTP gets the rest: 10 - 30 * 8192 * 8 / 1e6 = 8.034 Mbit/s.
+    for r in [&linear, &concave] {
+        assert!((num(&r[5]) - 8.034).abs() < 0.08, "{r:?}");
+    }
+    assert!(dir.path().join("out/fig2.svg").is_file());
+}
+
+/// `hfsc-fig3` (never shortened). Hand-derived from the scenario (C = 1.25 MB/s, S1 =
+/// 375 kB/s for 100 ms then 750 kB/s, S2 = 750 kB/s for 100 ms then 375 kB/s, t0 = 0.2 s):
+/// session 1 has 250 000 B by t0, whose deadline is 0.1 + 212 500 / 750 000 = 0.38333 s;
+/// SCED serves session 2 alone until its deadlines reach it, S2(0.18333 s) = 106 250 B,
+/// 85 ms at the link rate. The fair variant shares 1 : 1 (both slopes 6 Mbit/s), so
+/// session 2 reaches S2(100 ms) = 75 000 B only after 120 ms: 20 ms late.
+#[test]
+fn hfsc_fig3_sced_starves_session_1_and_the_fair_variant_breaks_s2() {
+    let dir = TempDir::new("repro-hfsc-fig3");
+    let text = repro("hfsc-fig3", "20", dir.path());
+    // scheduler, s1 bytes by t0, s1 longest gap ms, s2 largest lateness ms.
+    let sced = row(&text, "sced ");
+    assert_eq!(num(&sced[1]), 250_000.0, "{sced:?}");
+    assert!((num(&sced[2]) - 85.0).abs() <= 1.6, "{sced:?}");
+    assert!(num(&sced[3]) <= 0.8, "{sced:?}");
+    let fsc = row(&text, "fsc ");
+    assert!(num(&fsc[2]) <= 3.2, "{fsc:?}");
+    assert!((num(&fsc[3]) - 20.0).abs() <= 1.6, "{fsc:?}");
+    assert!(dir.path().join("out/fig3.svg").is_file());
 }

@@ -8,7 +8,7 @@
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
-use linkshare_core::sched::cbq::Cbq;
+use linkshare_core::sched::cbq::{Cbq, CbqParams, CbqSharing};
 use linkshare_core::sched::{DropReason, Enqueue, PollAt, Scheduler};
 use linkshare_core::stats::Qdisc;
 use linkshare_core::testing::tree;
@@ -55,9 +55,22 @@ fn run_greedy(
     warm_up: Duration,
     measure: Duration,
 ) -> Vec<u64> {
+    run_greedy_with(CbqSharing::TopLevel, tree, greedy, len, warm_up, measure)
+}
+
+/// [`run_greedy`] under the link-sharing guideline `sharing`.
+fn run_greedy_with(
+    sharing: CbqSharing,
+    tree: &ClassTree,
+    greedy: &[&str],
+    len: u32,
+    warm_up: Duration,
+    measure: Duration,
+) -> Vec<u64> {
     let ids: Vec<ClassId> = greedy.iter().map(|n| tree.id_of(n).unwrap()).collect();
     let period = tree.link_rate().tx_time(Bytes(u64::from(len)));
-    let mut port = EgressPort::simple(tree, Cbq::<TestPacket>::new(tree));
+    let cbq = Cbq::<TestPacket>::with_params(tree, CbqParams { sharing });
+    let mut port = EgressPort::simple(tree, cbq);
     let from = T0 + warm_up;
     let until = from + measure;
     let mut bytes = vec![0u64; tree.len()];
@@ -469,6 +482,11 @@ fn the_excess_goes_to_the_higher_priority() {
 /// (Experiment 2, §VIII-C). Runs the `greedy` leaves; returns the rates of A1, B2 and C
 /// in Mbit/s, and checks that the link is fully used.
 fn fig1(a1: u64, b2: u64, greedy: &[&str]) -> [f64; 3] {
+    fig1_with(CbqSharing::TopLevel, a1, b2, greedy)
+}
+
+/// [`fig1`] under the link-sharing guideline `sharing`.
+fn fig1_with(sharing: CbqSharing, a1: u64, b2: u64, greedy: &[&str]) -> [f64; 3] {
     let t = tree(
         Rate::from_gbit(1),
         vec![
@@ -482,7 +500,14 @@ fn fig1(a1: u64, b2: u64, greedy: &[&str]) -> [f64; 3] {
         ],
     );
     let measure = Duration::from_secs(1);
-    let bytes = run_greedy(&t, greedy, 1000, Duration::from_millis(200), measure);
+    let bytes = run_greedy_with(
+        sharing,
+        &t,
+        greedy,
+        1000,
+        Duration::from_millis(200),
+        measure,
+    );
     let rate = |n: &str| mbit(bytes[t.id_of(n).unwrap().index()], measure);
     let rates = [rate("A1"), rate("B2"), rate("C")];
     assert_near("total", rates.iter().sum(), 1000.0, 0.01);
@@ -530,6 +555,39 @@ fn fig1_all_active_get_the_guarantees() {
     assert_near("A1", a1, 300.0, 0.02);
     assert_near("B2", b2, 300.0, 0.02);
     assert_near("C", c, 400.0, 0.02);
+}
+
+/// Formal link sharing on the same cases, derived by hand from its rule alone (a class
+/// may borrow from an underlimit ancestor at level `i` only while no class below level
+/// `i` is underlimit with a backlog):
+/// * all three active ('M'): while A (or B, or C) is below its allotment it is
+///   unsatisfied, so nothing borrows from the root past it; every class with demand
+///   gets its allotment, and the allotments fill the link: 300, 300, 400 Mbit/s;
+/// * C idle: A and B are held at their allotments until both are overlimit; only then
+///   may their leaves borrow from the root, by the quanta, as in the top-level case
+///   ('L' 466.7 / 533.3, 'M' 333.3 / 666.7); in 'H' the quanta would leave A1 below
+///   A's 300, so A stays unsatisfied and B2 cannot borrow from the root past it:
+///   300 / 700.
+#[test]
+fn formal_sharing_gives_every_class_with_demand_its_allotment() {
+    let [a1, b2, c] = fig1_with(CbqSharing::Formal, 100, 200, &["A1", "B2", "C"]);
+    assert_near("A1", a1, 300.0, 0.02);
+    assert_near("B2", b2, 300.0, 0.02);
+    assert_near("C", c, 400.0, 0.02);
+    for (a1, b2, want) in [
+        (140, 160, 1400.0 / 3.0),
+        (100, 200, 1000.0 / 3.0),
+        (60, 240, 300.0),
+    ] {
+        let [got_a1, got_b2, _] = fig1_with(CbqSharing::Formal, a1, b2, &["A1", "B2"]);
+        assert_near(&format!("formal {a1}/{b2}: A1"), got_a1, want, 0.02);
+        assert_near(
+            &format!("formal {a1}/{b2}: B2"),
+            got_b2,
+            1000.0 - want,
+            0.02,
+        );
+    }
 }
 
 /// The HLS paper's Fig. 1 hierarchy on 1 Gbit/s with Fig. 1's guarantees (A 300:

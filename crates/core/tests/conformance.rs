@@ -1,5 +1,7 @@
 //! Every discipline of `SchedulerKind::ALL` through the conformance harness
-//! (`linkshare_core::testing::check`) on random trees, buffers and operation sequences.
+//! (`linkshare_core::testing::check`) on random trees, buffers and operation sequences,
+//! with its default settings and with every setting that changes how it schedules
+//! ([`variants`]).
 //!
 //! A discipline added to the registry is covered here automatically.
 
@@ -9,6 +11,8 @@ use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, Limit, LinkSpec};
+use linkshare_core::sched::cbq::{CbqParams, CbqSharing};
+use linkshare_core::sched::hfsc::{HfscParams, VtRestart};
 use linkshare_core::sched::keshav::{DEFAULT_LIMIT, KeshavConfig};
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::testing::{Op, Report, TestPacket, check};
@@ -173,10 +177,37 @@ fn tree_of(flat: bool, gens: &[ClassGen]) -> ClassTree {
     ClassTree::build(link, specs(flat, gens)).expect("generated trees are valid")
 }
 
-/// The settings `kind` runs a case with: its defaults, except for a discipline that
-/// keeps its own buffer, which gets the case's shared limit (the qdisc ignores it for
-/// such a discipline) and settings varied by the case.
-fn config_for(kind: SchedulerKind, buffer: &BufferConfig, gens: &[ClassGen]) -> SchedulerConfig {
+/// What runs through the harness: every discipline with its defaults (`None`), and
+/// the settings that change the scheduling of a discipline, each once.
+fn variants() -> Vec<(SchedulerKind, Option<SchedulerConfig>)> {
+    let mut all: Vec<_> = SchedulerKind::ALL.iter().map(|&k| (k, None)).collect();
+    all.push((
+        SchedulerKind::Cbq,
+        Some(SchedulerConfig::Cbq(CbqParams {
+            sharing: CbqSharing::Formal,
+        })),
+    ));
+    all.push((
+        SchedulerKind::Hfsc,
+        Some(SchedulerConfig::Hfsc(HfscParams {
+            restart: VtRestart::Min,
+        })),
+    ));
+    all
+}
+
+/// The settings `kind` runs a case with: `settings` if given, else its defaults, except
+/// for a discipline that keeps its own buffer, which gets the case's shared limit (the
+/// qdisc ignores it for such a discipline) and settings varied by the case.
+fn config_for(
+    kind: SchedulerKind,
+    settings: Option<&SchedulerConfig>,
+    buffer: &BufferConfig,
+    gens: &[ClassGen],
+) -> SchedulerConfig {
+    if let Some(s) = settings {
+        return s.clone();
+    }
     match kind {
         SchedulerKind::Keshav => SchedulerConfig::Keshav(KeshavConfig {
             limit: buffer.shared.unwrap_or(DEFAULT_LIMIT),
@@ -193,9 +224,13 @@ fn config_for(kind: SchedulerKind, buffer: &BufferConfig, gens: &[ClassGen]) -> 
 /// for, or the failure.
 type Outcome = Result<(Report, u32), String>;
 
-/// Runs the property for one discipline; returns the summed reports and how many cases
-/// the discipline could be built for.
-fn conform(kind: SchedulerKind) -> Outcome {
+/// Runs the property for one discipline (with `settings`, or its defaults); returns
+/// the summed reports and how many cases the discipline could be built for.
+fn conform(kind: SchedulerKind, settings: Option<&SchedulerConfig>) -> Outcome {
+    let label = match settings {
+        Some(c) => format!("{kind} {c:?}"),
+        None => kind.to_string(),
+    };
     let config = Config {
         cases: CASES,
         source_file: Some(file!()),
@@ -210,7 +245,8 @@ fn conform(kind: SchedulerKind) -> Outcome {
     runner
         .run(&case(), |(flat, gens, buffer, ops)| {
             let tree = tree_of(flat, &gens);
-            let Ok(sched) = config_for(kind, &buffer, &gens).build::<TestPacket>(&tree) else {
+            let Ok(sched) = config_for(kind, settings, &buffer, &gens).build::<TestPacket>(&tree)
+            else {
                 return Ok(());
             };
             built.set(built.get() + 1);
@@ -221,7 +257,7 @@ fn conform(kind: SchedulerKind) -> Outcome {
                 kind
             );
             let r = check(&tree, sched, buffer, &ops)
-                .map_err(|v| TestCaseError::fail(format!("{kind}: {v}")))?;
+                .map_err(|v| TestCaseError::fail(format!("{label}: {v}")))?;
             let t = total.get();
             total.set(Report {
                 arrived: t.arrived + r.arrived,
@@ -232,25 +268,31 @@ fn conform(kind: SchedulerKind) -> Outcome {
             });
             Ok(())
         })
-        .map_err(|e| format!("{kind}: {e}"))?;
+        .map_err(|e| format!("{label}: {e}"))?;
     Ok((total.get(), built.get()))
 }
 
 #[test]
 fn every_discipline_conforms() {
-    let results: Vec<(SchedulerKind, Outcome)> = std::thread::scope(|s| {
-        let handles: Vec<_> = SchedulerKind::ALL
+    let variants = variants();
+    let results: Vec<(String, Outcome)> = std::thread::scope(|s| {
+        let handles: Vec<_> = variants
             .iter()
-            .map(|&kind| (kind, s.spawn(move || conform(kind))))
+            .map(|(kind, settings)| {
+                let label = match settings {
+                    Some(c) => format!("{kind} {c:?}"),
+                    None => kind.to_string(),
+                };
+                (label, s.spawn(move || conform(*kind, settings.as_ref())))
+            })
             .collect();
         handles
             .into_iter()
-            .map(|(kind, h)| {
-                (
-                    kind,
-                    h.join()
-                        .unwrap_or_else(|_| Err(format!("{kind}: panicked"))),
-                )
+            .map(|(label, h)| {
+                let outcome = h
+                    .join()
+                    .unwrap_or_else(|_| Err(format!("{label}: panicked")));
+                (label, outcome)
             })
             .collect()
     });

@@ -9,16 +9,19 @@
 //! * With linear curves and no `ul`, long-run rates equal the hierarchical max-min fair
 //!   allocation (`linkshare_analysis::maxmin::hmm_fair`).
 //!
+//! Every property is checked under both restart rules of a re-activated class
+//! (`VtRestart`: the paper's midpoint, and `min`) on the same cases.
+//!
 //! Case counts: 1024 / 1024 / 512 / 256 by default (the file runs in about 6 s in a
 //! debug build); set `LINKSHARE_PROPTEST_CASES` to run that many of each instead.
 
 mod hfsc_common;
 
-use hfsc_common::{Arrival, Greedy, Log, run};
+use hfsc_common::{Arrival, Greedy, Log, run_with};
 use linkshare_analysis::maxmin::hmm_fair;
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
-use linkshare_core::sched::hfsc::Hfsc;
+use linkshare_core::sched::hfsc::{Hfsc, HfscParams, VtRestart};
 use linkshare_core::testing::TestPacket;
 use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use proptest::prelude::*;
@@ -332,8 +335,10 @@ proptest! {
         let tree = rt_tree(link, &gens);
         let leaves = tree.leaves().to_vec();
         let (arrivals, greedy) = traffic(&tree, &leaves, &traffic_gens);
-        let log = run(&tree, &arrivals, &greedy, Instant(400 * MS), |_, _| {});
-        check_thm_1_2(&tree, &log).map_err(TestCaseError::fail)?;
+        for restart in VtRestart::ALL {
+            let log = run_with(HfscParams { restart }, &tree, &arrivals, &greedy, Instant(400 * MS), |_, _| {});
+            check_thm_1_2(&tree, &log).map_err(|e| TestCaseError::fail(format!("restart {restart}: {e}")))?;
+        }
     }
 }
 
@@ -385,7 +390,8 @@ proptest! {
     /// and largest virtual times of its active children. Every service below the parent
     /// goes through the child with the smallest virtual time (link-sharing picks it),
     /// which then moves up by at most `step_k` = `vt_step(ls_k, L_max)`. A newcomer
-    /// joins at `(v_min + v_max) / 2`, or keeps its old virtual time if larger, and that
+    /// joins at `(v_min + v_max) / 2` (at `v_min` under the `min` restart rule: the
+    /// same bound), or keeps its old virtual time if larger, and that
     /// was at most the `v_min` of its departure + `delta` (below); virtual times only
     /// grow, so `v_min` never decreases within the period. By induction
     /// `v_max - v_min <= delta = max_k step_k` over the parent's children at all times.
@@ -419,13 +425,15 @@ proptest! {
             .collect();
         let leaves = tree.leaves().to_vec();
         let (arrivals, greedy) = traffic(&tree, &leaves, &traffic_gens);
-        let mut failure = None;
-        run(&tree, &arrivals, &greedy, Instant(400 * MS), |_, h| {
-            if failure.is_none() {
-                failure = check_siblings(&tree, h, |p| delta[p.index()]).err();
-            }
-        });
-        prop_assert!(failure.is_none(), "{}", failure.unwrap());
+        for restart in VtRestart::ALL {
+            let mut failure = None;
+            run_with(HfscParams { restart }, &tree, &arrivals, &greedy, Instant(400 * MS), |_, h| {
+                if failure.is_none() {
+                    failure = check_siblings(&tree, h, |p| delta[p.index()]).err();
+                }
+            });
+            prop_assert!(failure.is_none(), "restart {restart}: {}", failure.unwrap());
+        }
     }
 }
 
@@ -494,8 +502,9 @@ proptest! {
             let c = tree.get(k);
             (u128::from(c.max_packet().0) * 8_000_000_000).div_ceil(u128::from(rate[k.index() - 1].0)) as u64
         };
+        for restart in VtRestart::ALL {
         let mut failure = None;
-        run(&tree, &[], &greedy, Instant(300 * MS), |_, h| {
+        run_with(HfscParams { restart }, &tree, &[], &greedy, Instant(300 * MS), |_, h| {
             for p in tree.classes().iter().filter(|c| !c.children.is_empty()) {
                 for &i in p.children.iter().filter(|&&k| tree.is_leaf(k)) {
                     for &j in p.children.iter().filter(|&&k| tree.is_leaf(k) && k != i) {
@@ -510,7 +519,8 @@ proptest! {
                 }
             }
         });
-        prop_assert!(failure.is_none(), "{}", failure.unwrap());
+        prop_assert!(failure.is_none(), "restart {restart}: {}", failure.unwrap());
+        }
     }
 }
 
@@ -616,17 +626,19 @@ proptest! {
             }
         }
         arrivals.sort_by_key(|a| a.at);
-        let log = run(&tree, &arrivals, &greedy, Instant(end), |_, _| {});
         let want = hmm_fair(&tree, &request);
         let (from, to) = (Instant(500 * MS), Instant(end));
-        for &leaf in tree.leaves() {
-            let got = log.bytes_started(leaf, from, to) as f64 * 8.0 / 1.5;
-            let expected = want.rate[leaf.index()];
-            prop_assert!(
-                (got - expected).abs() <= 0.015 * link.0 as f64,
-                "{}: {got:.0} bit/s, HMM-fair {expected:.0} bit/s (requests {request:?}, rates {:?})",
-                tree.get(leaf).name(), want.rate
-            );
+        for restart in VtRestart::ALL {
+            let log = run_with(HfscParams { restart }, &tree, &arrivals, &greedy, Instant(end), |_, _| {});
+            for &leaf in tree.leaves() {
+                let got = log.bytes_started(leaf, from, to) as f64 * 8.0 / 1.5;
+                let expected = want.rate[leaf.index()];
+                prop_assert!(
+                    (got - expected).abs() <= 0.015 * link.0 as f64,
+                    "restart {restart}: {}: {got:.0} bit/s, HMM-fair {expected:.0} bit/s (requests {request:?}, rates {:?})",
+                    tree.get(leaf).name(), want.rate
+                );
+            }
         }
     }
 }

@@ -22,6 +22,8 @@ use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
 use linkshare_core::port::{EgressPort, Transmit};
+use linkshare_core::sched::cbq::{CbqParams, CbqSharing};
+use linkshare_core::sched::hfsc::{HfscParams, VtRestart};
 use linkshare_core::sched::jobs::{self, Buffer, Constraints, JobsConfig, Mode};
 use linkshare_core::sched::keshav::KeshavConfig;
 use linkshare_core::sched::{Scheduler, SchedulerConfig, SchedulerKind};
@@ -197,7 +199,8 @@ fn jobs_config(classes: usize, packets: u32) -> JobsConfig {
     config
 }
 
-/// Every discipline with its default settings on a flat tree of [`CLASSES`] leaves;
+/// Every discipline with its default settings on a flat tree of [`CLASSES`] leaves, and
+/// CBQ with formal link sharing and H-FSC with the `min` restart on the same tree;
 /// Keshav FQ, which keeps its own buffer, once per structure, its buffer sized like
 /// `buffer`'s shared limit (or to hold the warm-up's peak); JoBS, which serves at most
 /// 64 classes and keeps its own buffer, on 64 leaves with constraints of every kind and
@@ -209,6 +212,19 @@ fn configs(buffer: BufferConfig) -> Vec<(SchedulerConfig, ClassTree)> {
         .filter(|&&k| k != SchedulerKind::Keshav && k != SchedulerKind::Jobs)
         .map(|&k| (k.into(), tree.clone()))
         .collect();
+    // The settings that change how a discipline schedules.
+    all.push((
+        SchedulerConfig::Cbq(CbqParams {
+            sharing: CbqSharing::Formal,
+        }),
+        tree.clone(),
+    ));
+    all.push((
+        SchedulerConfig::Hfsc(HfscParams {
+            restart: VtRestart::Min,
+        }),
+        tree.clone(),
+    ));
     let limit = buffer
         .shared
         .unwrap_or(Limit::Packets(u64::from(PEAK) * CLASSES as u64));

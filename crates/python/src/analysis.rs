@@ -111,7 +111,7 @@ pub fn repro(
         &stop,
         || {
             let mut text = Vec::new();
-            (r.run)(&options, &mut text).map(|()| text)
+            (r.run)(&options, &mut text).map(|_checks| text)
         },
         |_| Ok(()),
     )?;

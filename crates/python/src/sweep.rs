@@ -159,7 +159,11 @@ pub fn sweep_local<'py>(
 ) -> PyResult<(Bound<'py, PyList>, Vec<Option<PyRun>>)> {
     let stop = AtomicBool::new(false);
     let finished = Finished::default();
-    let jobs = if jobs == 0 { sweep::all_cores() } else { jobs };
+    let jobs = if jobs == 0 {
+        linkshare_repro::runner::all_cores()
+    } else {
+        jobs
+    };
     let made = detached(
         py,
         &stop,

@@ -24,6 +24,7 @@ use linkshare_core::units::{Duration, Instant};
 use linkshare_sim::RunResult;
 use linkshare_sim::config::{LinkId, SimConfig};
 
+use crate::verdict::{Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::quality::{measured_rates, short_secs};
 use linkshare_report::reference::{LinkReference, link_reference};
@@ -140,6 +141,18 @@ pub fn run_variant(
     dir: &Path,
 ) -> Result<VariantRuns, ReproError> {
     let scenario = load(&variant, opts.shorten)?;
+    run_scenario(variant, scenario, kinds, opts, dir)
+}
+
+/// [`run_variant`] with the variant's scenario already loaded (and shortened), perhaps
+/// edited.
+pub fn run_scenario(
+    variant: Variant,
+    scenario: Scenario,
+    kinds: &[SchedulerKind],
+    opts: &Options<'_>,
+    dir: &Path,
+) -> Result<VariantRuns, ReproError> {
     if let Some(budget) = opts.memory_budget {
         scenario.check_memory(budget)?;
     }
@@ -364,7 +377,7 @@ pub fn worst_errors(v: &VariantRuns) -> Vec<(SchedulerKind, Option<f64>)> {
                     .iter()
                     .enumerate()
                     .flat_map(|(k, iv)| shown.iter().map(move |&c| (r[k][c] - iv.rate[c]).abs()))
-                    .fold(0.0, f64::max)
+                    .largest()
             });
             (*kind, worst)
         })
@@ -438,4 +451,105 @@ pub fn print_missing(out: &mut dyn Write, missing: &[&str]) -> Result<(), ReproE
         missing.join(", ")
     )
     .map_err(stdout_failure)
+}
+
+/// The largest deviation of a scheduler from a variant's HMM-fair reference allowed for
+/// "follows the HMM-fair allocation", as a fraction of the link rate: the measurement
+/// windows see whole packets, and a shortened run has short intervals.
+pub const HMM_FAIR_TOLERANCE: f64 = 0.02;
+
+/// Whether `kind` followed the variant's HMM-fair reference: its largest deviation
+/// over every shown class and interval ([`worst_errors`]) in percent of the link rate,
+/// at most [`HMM_FAIR_TOLERANCE`]. `None` when `kind` did not run or measured nothing.
+pub fn hmm_fair_check(v: &VariantRuns, kind: SchedulerKind, paper: &str) -> Option<Check> {
+    let link = v.scenario.config.links[0].rate.bps() as f64;
+    let (_, worst) = worst_errors(v).into_iter().find(|(k, _)| *k == kind)?;
+    let worst = worst?;
+    Some(Check::at_most(
+        &format!(
+            "{}{kind} follows the HMM-fair allocation",
+            variant_prefix(v)
+        ),
+        paper,
+        worst / link * 100.0,
+        HMM_FAIR_TOLERANCE * 100.0,
+        "% of the link (largest deviation)",
+    ))
+}
+
+/// A guarantee counts as kept when the class received at least this fraction of it.
+pub const GUARANTEE_KEPT: f64 = 0.99;
+
+/// Whether `kind` gave every shown class with a guarantee (`rate`; only leaves when
+/// `leaves_only`) at least [`GUARANTEE_KEPT`] of the smaller of its guarantee and its
+/// demand in every interval;
+/// `ours` names the class and interval that came furthest below. `None` when `kind` did
+/// not run or measured nothing.
+pub fn guarantee_check(
+    v: &VariantRuns,
+    kind: SchedulerKind,
+    leaves_only: bool,
+    paper: &str,
+) -> Option<Check> {
+    let (_, rates) = v.runs.iter().find(|(k, _)| *k == kind)?;
+    let rates = rates.as_ref()?;
+    let tree = v.tree();
+    // (measured / owed, class, interval, measured, owed)
+    let mut worst: Option<(f64, usize, usize, f64, f64)> = None;
+    for (k, iv) in v.reference.intervals.iter().enumerate() {
+        for c in v.shown_classes() {
+            if leaves_only && !tree.classes()[c].is_leaf() {
+                continue;
+            }
+            let Some(rate) = tree.classes()[c].spec.rate else {
+                continue;
+            };
+            let owed = (rate.bps() as f64).min(iv.demand[c]);
+            if owed <= 0.0 {
+                continue;
+            }
+            let ratio = rates[k][c] / owed;
+            if worst.is_none_or(|w| ratio < w.0) {
+                worst = Some((ratio, c, k, rates[k][c], owed));
+            }
+        }
+    }
+    let (ours, pass) = match worst {
+        Some((ratio, c, k, got, owed)) => {
+            let iv = &v.reference.intervals[k];
+            (
+                format!(
+                    "lowest: {} {:.1} of {:.1} Mbit/s ({:.1} %) in {}",
+                    tree.classes()[c].name(),
+                    got / 1e6,
+                    owed / 1e6,
+                    ratio * 100.0,
+                    span(iv.start, iv.end)
+                ),
+                ratio >= GUARANTEE_KEPT,
+            )
+        }
+        None => ("no class with a guarantee sends".to_owned(), true),
+    };
+    Some(Check::claim(
+        &format!(
+            "{}{kind} keeps the guarantee of every {}",
+            variant_prefix(v),
+            if leaves_only { "leaf" } else { "class" }
+        ),
+        paper,
+        ours,
+        &format!(
+            ">= {:.0} % of min(guarantee, demand) in every interval",
+            GUARANTEE_KEPT * 100.0
+        ),
+        pass,
+    ))
+}
+
+/// `variant X: ` for a named variant, empty otherwise: the start of a check's name.
+pub fn variant_prefix(v: &VariantRuns) -> String {
+    v.variant
+        .name
+        .map_or(String::new(), |n| format!("variant {n}: "))
 }

@@ -16,6 +16,7 @@ use crate::experiment::{
     variant_dir,
 };
 use crate::hfsc::{class_id, ms, packet_records};
+use crate::verdict::{self, Check};
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::svg::{Dash, LineChart, Series};
 use linkshare_report::table::TextTable;
@@ -71,7 +72,7 @@ const FIRST: &str = "f1";
 const SECOND: &str = "f2";
 
 /// The flow named `name`.
-fn flow<'a>(v: &'a VariantRuns, name: &str) -> Result<&'a FlowConfig, ReproError> {
+pub(crate) fn flow<'a>(v: &'a VariantRuns, name: &str) -> Result<&'a FlowConfig, ReproError> {
     v.scenario
         .config
         .flows
@@ -83,7 +84,7 @@ fn flow<'a>(v: &'a VariantRuns, name: &str) -> Result<&'a FlowConfig, ReproError
 /// The longest time without a departure of `class` from `from` on: the gaps between
 /// consecutive departures, counting from the last one before `from` (or `from` itself
 /// if there is none). `(start of the gap, its length)`.
-fn longest_gap(
+pub(crate) fn longest_gap(
     records: &[DelayRecord],
     class: linkshare_core::hierarchy::ClassId,
     from: Instant,
@@ -108,20 +109,26 @@ fn longest_gap(
     longest
 }
 
-/// The fluid starvation of the first flow under a deadline scheduler with curve `sc`
-/// for both flows: the first flow received `w1` bytes by `start`, when the second joins
-/// and is served alone at the link rate `c` until its deadlines reach the first flow's
-/// next one, `S^{-1}(w1)`; that takes `S(S^{-1}(w1) - start) · 8 / c`.
-fn predicted_starvation(sc: &ServiceCurve, w1: u64, start: Instant, c: Rate) -> Duration {
-    let curve = RuntimeCurve::new(sc, 0, 0);
-    let deadline = curve.y2x(w1);
-    let catch_up = curve.x2y(deadline.saturating_sub(start.as_nanos()));
+/// The fluid starvation of the first flow under a deadline scheduler, the first flow
+/// with curve `first` from 0, the second with curve `second` from `start`: the first
+/// flow received `w1` bytes by `start`, when the second joins and is served alone at
+/// the link rate `c` until its deadlines reach the first flow's next one,
+/// `S1^{-1}(w1)`; that takes `S2(S1^{-1}(w1) - start) · 8 / c`.
+pub(crate) fn predicted_starvation(
+    first: &ServiceCurve,
+    second: &ServiceCurve,
+    w1: u64,
+    start: Instant,
+    c: Rate,
+) -> Duration {
+    let deadline = RuntimeCurve::new(first, 0, 0).y2x(w1);
+    let catch_up = RuntimeCurve::new(second, 0, 0).x2y(deadline.saturating_sub(start.as_nanos()));
     c.tx_time(Bytes(catch_up))
 }
 
 /// `sced-vs-fsc`: the greedy variant (labelled, its outputs in `DIR/`), then the
 /// papers' TCP sessions (`DIR/tcp/`).
-pub fn sced_vs_fsc(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn sced_vs_fsc(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     let (kinds, missing) = schedulers(&SCED_VS_FSC_SCHEDULERS, opts)?;
     header(
         out,
@@ -143,7 +150,7 @@ pub fn sced_vs_fsc(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproE
     let dir = variant_dir(opts, &SCED_VS_FSC);
     let greedy = run_variant(SCED_VS_FSC, &kinds, opts, &dir)?;
     print_variant(out, &greedy)?;
-    starvation(out, &greedy)?;
+    let mut checks = starvation(out, &greedy, "greedy")?;
     writeln!(out, "\nVariant 2 (the papers'): TCP Reno sessions").map_err(stdout_failure)?;
     let tcp = run_variant(
         SCED_VS_FSC_TCP,
@@ -152,13 +159,24 @@ pub fn sced_vs_fsc(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproE
         &variant_dir(opts, &SCED_VS_FSC_TCP),
     )?;
     print_variant(out, &tcp)?;
-    starvation(out, &tcp)?;
-    footer(out, &[greedy, tcp])
+    checks.extend(starvation(out, &tcp, "tcp")?);
+    verdict::print(out, "sced-vs-fsc: paper against ours", &checks)?;
+    footer(out, &[greedy, tcp])?;
+    Ok(checks)
 }
 
+/// How far a punishing scheduler's starvation may be from the fluid prediction, as a
+/// fraction of it (packets and, with TCP, the window make it differ).
+const STARVATION_TOLERANCE: f64 = 0.1;
+
+/// The longest gap in f1's service that still counts as "sharing at once" under a fair
+/// scheduler: a few round trips of the TCP variant's window, far below the
+/// punishing schedulers' seconds.
+const SHARES_AT_ONCE: Duration = Duration::from_millis(50);
+
 /// Prints, per scheduler, f1's longest time without a departure from f2's start on,
-/// beside the fluid prediction.
-fn starvation(out: &mut dyn Write, v: &VariantRuns) -> Result<(), ReproError> {
+/// beside the fluid prediction; returns one check per scheduler (named `label: ...`).
+fn starvation(out: &mut dyn Write, v: &VariantRuns, label: &str) -> Result<Vec<Check>, ReproError> {
     let f1 = class_id(v, FIRST)?;
     let start = flow(v, SECOND)?
         .schedule
@@ -179,6 +197,7 @@ fn starvation(out: &mut dyn Write, v: &VariantRuns) -> Result<(), ReproError> {
         .to_vec(),
         ..TextTable::default()
     };
+    let mut checks = Vec::new();
     for ((kind, _), (_, result)) in v.runs.iter().zip(&v.results) {
         let records = packet_records(result)?;
         let w1: u64 = records
@@ -192,11 +211,27 @@ fn starvation(out: &mut dyn Write, v: &VariantRuns) -> Result<(), ReproError> {
             SchedulerKind::VirtualClock => spec.rate.map(ServiceCurve::linear),
             _ => None,
         };
-        let prediction = curve.map_or("0 (shares at once)".to_owned(), |sc| {
-            format!(
-                "{:.3}",
-                predicted_starvation(&sc, w1, start, c).as_secs_f64()
-            )
+        let predicted = curve.map(|sc| predicted_starvation(&sc, &sc, w1, start, c));
+        let prediction = predicted.map_or("0 (shares at once)".to_owned(), |p| {
+            format!("{:.3}", p.as_secs_f64())
+        });
+        let result = format!("{label}, {kind}: f1's longest gap after f2 starts");
+        checks.push(match predicted {
+            Some(p) => Check::derived(
+                &result,
+                "the fluid prediction; the paper: about 2 s",
+                p.as_secs_f64(),
+                gap.as_secs_f64(),
+                STARVATION_TOLERANCE,
+                "s",
+            ),
+            None => Check::at_most(
+                &result,
+                "none: f1 and f2 share at once",
+                gap.as_secs_f64(),
+                SHARES_AT_ONCE.as_secs_f64(),
+                "s",
+            ),
         });
         t.rows.push(vec![
             kind.name().to_owned(),
@@ -213,7 +248,8 @@ fn starvation(out: &mut dyn Write, v: &VariantRuns) -> Result<(), ReproError> {
         start.as_secs_f64()
     )
     .and_then(|()| write!(out, "{}", t.render()))
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }
 
 /// The bursts of the burst flow.
@@ -397,7 +433,7 @@ fn burst_row(v: &VariantRuns, b: &Bursts, result_idx: usize) -> Result<BurstRow,
 }
 
 /// `fsc-burst`.
-pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     let (kinds, missing) = schedulers(&["fsc"], opts)?;
     header(
         out,
@@ -437,6 +473,7 @@ pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         ..TextTable::default()
     };
     let mut all = Vec::new();
+    let mut rows = Vec::new();
     let mut chart = LineChart::new(
         "Fig. 5: arrivals and departures of two consecutive bursts",
         "time since the first plotted burst started (s)",
@@ -464,6 +501,7 @@ pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
                 mbit((row.pbs < u64::from(b.size)).then_some(row.fluid_rest)),
             ]);
             add_fig5_series(&mut chart, &b, j, k, &format!("PBS {} ({name})", row.pbs));
+            rows.push((v.variant.name.unwrap_or(""), row));
         }
         all.push(v);
     }
@@ -487,7 +525,55 @@ pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
             .written
             .write(opts.out, "fig5.svg", chart.render().as_bytes())?;
     }
-    footer(out, &all)
+    let checks = burst_checks(&rows);
+    verdict::print(out, "fsc-burst: paper against ours", &checks)?;
+    footer(out, &all)?;
+    Ok(checks)
+}
+
+/// How far the rates at which a burst's packets left may be from the fluid rates of
+/// the curve's two slopes, as a fraction of them.
+const BURST_RATE_TOLERANCE: f64 = 0.1;
+
+/// Fig. 5's claims: the mean burst delay falls as PBS grows; per PBS, the first PBS
+/// packets leave at the fluid rate of m1 and the rest at that of m2.
+/// `rows` are named by their variants (`pbs0`, `pbs4`, ...).
+fn burst_checks(rows: &[(&str, BurstRow)]) -> Vec<Check> {
+    let delays: Vec<Option<Duration>> = rows.iter().map(|(_, r)| r.mean_delay).collect();
+    let mut checks = vec![Check::claim(
+        "the mean burst delay falls as PBS grows",
+        "falls as PBS grows",
+        rows.iter()
+            .map(|(name, r)| format!("{name}: {}", r.mean_delay.map_or("-".to_owned(), ms)))
+            .collect::<Vec<_>>()
+            .join(", ")
+            + " ms",
+        "strictly decreasing",
+        delays.iter().all(Option::is_some) && delays.windows(2).all(|w| w[1] < w[0]),
+    )];
+    for (name, r) in rows {
+        if let (Some(first), true) = (r.rate_first, r.pbs > 1) {
+            checks.push(Check::derived(
+                &format!("{name}: rate of the first PBS packets"),
+                "the fluid rate of m1",
+                r.fluid_first / 1e6,
+                first / 1e6,
+                BURST_RATE_TOLERANCE,
+                "Mbit/s",
+            ));
+        }
+        if let Some(rest) = r.rate_rest {
+            checks.push(Check::derived(
+                &format!("{name}: rate of the packets after PBS"),
+                "the fluid rate of m2",
+                r.fluid_rest / 1e6,
+                rest / 1e6,
+                BURST_RATE_TOLERANCE,
+                "Mbit/s",
+            ));
+        }
+    }
+    checks
 }
 
 /// The second and third measured bursts: for the first variant and scheduler, the

@@ -38,7 +38,7 @@ fn fig1(ratio: f64, from: u32) -> (Vec<f64>, f64) {
 }
 
 /// `fsc-fig1-audio`.
-pub fn fig1_audio(_opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn fig1_audio(_opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -112,5 +112,6 @@ pub fn fig1_audio(_opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproE
             "kbit/s",
         ),
     ];
-    verdict::print(out, "fsc-fig1-audio: paper against ours", &checks)
+    verdict::print(out, "fsc-fig1-audio: paper against ours", &checks)?;
+    Ok(checks)
 }

@@ -14,7 +14,7 @@ use crate::fsc_paper::{
     RECONSTRUCTED_COMMON, flow, measured_bursts, ms, scenario_text, simulate, tcp_table,
 };
 use crate::runner::{Estimate, Job, run_parallel};
-use crate::verdict::{self, Check};
+use crate::verdict::{self, Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 
 /// PBS values of Fig. 11, packets.
@@ -77,7 +77,7 @@ fn exp_measure(result: &RunResult) -> Result<Bins, ReproError> {
 }
 
 /// `fsc-exp`: Fig. 11.
-pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -193,7 +193,8 @@ pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }
 
 /// PBS values of Fig. 12, packets.
@@ -292,7 +293,7 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 }
 
 /// `fsc-mix`: Fig. 12.
-pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -409,25 +410,19 @@ pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
     let worst_12 = [12u32, 14, 16, 20]
         .map(|p| 1.0 - est(at(p), &|m| mean(&m.frames)).mean / v0)
         .into_iter()
-        .fold(f64::INFINITY, f64::min);
+        .smallest();
     let best = PBS_MIX
         .iter()
         .map(|&p| 1.0 - est(at(p), &|m| mean(&m.frames)).mean / v0)
-        .fold(0.0, f64::max);
+        .largest();
     let telnet: Vec<f64> = (0..PBS_MIX.len())
         .map(|k| est(k, &|m| mean(&m.telnet)).mean)
         .collect();
-    let t_spread = telnet
-        .iter()
-        .map(|t| (t / telnet[0] - 1.0).abs())
-        .fold(0.0, f64::max);
+    let t_spread = telnet.iter().map(|t| (t / telnet[0] - 1.0).abs()).largest();
     let tails: Vec<f64> = [0u32, 4, 8, 12, 16]
         .map(|p| quantile(&pooled(at(p)), 0.99))
         .to_vec();
-    let tail_up = tails
-        .windows(2)
-        .map(|w| w[1] / w[0] - 1.0)
-        .fold(f64::NEG_INFINITY, f64::max);
+    let tail_up = tails.windows(2).map(|w| w[1] / w[0] - 1.0).largest();
     let checks = vec![
         Check::claim(
             "video frame delay at PBS >= 12 against PBS 0",
@@ -472,5 +467,6 @@ pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }

@@ -18,7 +18,7 @@ use crate::fsc_paper::{
     RECONSTRUCTED_COMMON, flow, measured_bursts, ms, scenario_text, simulate, tcp_table,
 };
 use crate::runner::{Estimate, Job, run_parallel};
-use crate::verdict::{self, Check};
+use crate::verdict::{self, Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 
 /// The background flows.
@@ -243,9 +243,7 @@ impl Curve {
             .filter(|(x, _)| *x <= upto)
             .map(|(x, e)| (x, e.mean))
             .collect();
-        m.windows(2)
-            .map(|w| (w[1].1 - w[0].1) / w[0].1)
-            .fold(f64::NEG_INFINITY, f64::max)
+        m.windows(2).map(|w| (w[1].1 - w[0].1) / w[0].1).largest()
     }
 
     fn at(&self, x: f64, f: &dyn Fn(&Measured) -> f64) -> f64 {
@@ -353,7 +351,7 @@ type PanelSpec = (&'static str, String, &'static str, Vec<CurveSpec>);
 type CurveSpec = (String, Vec<(f64, Config)>);
 
 /// `fsc-onoff`: Figs. 6–10 and the cross checks.
-pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -588,7 +586,8 @@ pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> 
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }
 
 /// The acceptance checks of spec E1-E4 and X1, X2, X4.
@@ -648,7 +647,7 @@ fn checks(panels: &[(&str, Panel)], extra: &[Vec<Measured>], b_tcp: f64, b_udp: 
         .iter()
         .zip(&extra[5])
         .map(|(a, b)| ((a.mean_delay() - b.mean_delay()) / a.mean_delay()).abs())
-        .fold(0.0, f64::max);
+        .largest();
     let identical = extra[4]
         .iter()
         .zip(&extra[5])
@@ -669,11 +668,7 @@ fn checks(panels: &[(&str, Panel)], extra: &[Vec<Measured>], b_tcp: f64, b_udp: 
         let Some(p) = find(fig, panel) else { continue };
         let tcp = panel == "a";
         let allow = if tcp { 0.10 } else { 0.05 };
-        let worst_up = p
-            .curves
-            .iter()
-            .map(|c| c.worst_increase(16.0, d))
-            .fold(f64::NEG_INFINITY, f64::max);
+        let worst_up = p.curves.iter().map(|c| c.worst_increase(16.0, d)).largest();
         out.push(Check::claim(
             &format!("{} delay falls with PBS up to 16", p.title),
             "\"the average burst delay decreases as PBS increases\"",
@@ -700,7 +695,7 @@ fn checks(panels: &[(&str, Panel)], extra: &[Vec<Measured>], b_tcp: f64, b_udp: 
             .curves
             .iter()
             .flat_map(|c| [20.0, 24.0, 32.0].map(|x| (c.at(x, d) / c.at(16.0, d) - 1.0).abs()))
-            .fold(0.0, f64::max);
+            .largest();
         out.push(Check::claim(
             &format!("{} flat beyond PBS 16", p.title),
             "\"does not decrease after PBS exceeds the burst size\"",
@@ -779,11 +774,7 @@ fn checks(panels: &[(&str, Panel)], extra: &[Vec<Measured>], b_tcp: f64, b_udp: 
         }
     }
     if let Some(p) = find("fig8", "a") {
-        let worst_up = p
-            .curves
-            .iter()
-            .map(|c| c.worst_increase(40.0, d))
-            .fold(f64::NEG_INFINITY, f64::max);
+        let worst_up = p.curves.iter().map(|c| c.worst_increase(40.0, d)).largest();
         out.push(Check::claim(
             "Fig. 8(a) TCP delay falls with PBS, every burst size",
             "\"the average burst delay decreases as PBS increases\"",
@@ -817,11 +808,7 @@ fn checks(panels: &[(&str, Panel)], extra: &[Vec<Measured>], b_tcp: f64, b_udp: 
     // E3: Fig. 9.
     for panel in ["a", "b"] {
         if let Some(p) = find("fig9", panel) {
-            let worst_up = p
-                .curves
-                .iter()
-                .map(|c| c.worst_increase(10.0, d))
-                .fold(f64::NEG_INFINITY, f64::max);
+            let worst_up = p.curves.iter().map(|c| c.worst_increase(10.0, d)).largest();
             out.push(Check::claim(
                 &format!("{} delay falls with BPR", p.title),
                 "\"the average burst delay decreases as the BPR increases\"",
@@ -835,11 +822,12 @@ fn checks(panels: &[(&str, Panel)], extra: &[Vec<Measured>], b_tcp: f64, b_udp: 
     let per_flow = |m: &Measured, i: usize| m.delays[i].0 / m.delays[i].1.max(1) as f64;
     if let Some(p) = find("fig10", "a") {
         let c = &p.curves[0];
-        let mut worst = f64::NEG_INFINITY;
-        for i in 0..8 {
-            let f = move |m: &Measured| per_flow(m, i);
-            worst = worst.max(c.worst_increase(4.0 * (i + 1) as f64, &f));
-        }
+        let worst = (0..8)
+            .map(|i| {
+                let f = move |m: &Measured| per_flow(m, i);
+                c.worst_increase(4.0 * (i + 1) as f64, &f)
+            })
+            .largest();
         out.push(Check::claim(
             "Fig. 10(a) each TCP flow's delay falls with PBS up to its burst",
             "\"decreases as PBS increases\"",

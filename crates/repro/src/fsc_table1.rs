@@ -98,7 +98,7 @@ fn measure(result: &RunResult) -> Result<Row, ReproError> {
 }
 
 /// `fsc-table1`.
-pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     crate::experiment::header(
         out,
         &[
@@ -216,5 +216,6 @@ pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError>
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }

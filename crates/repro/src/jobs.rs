@@ -193,7 +193,7 @@ fn measure_exp1(result: &RunResult) -> Exp1Run {
 }
 
 /// `jobs-exp1`.
-pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     schedulers(&["jobs"], opts)?;
     let lines = [
         "jobs-exp1: JoBS paper §7.1, Figs. 4, 5: one 1 Gbit/s link, four classes, delay ratio 4 \
@@ -344,7 +344,8 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         "\nper-window ratios and loads: {}/sampling-*/ratios.csv and service.csv (first seed)",
         opts.out.display()
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }
 
 // ---------------------------------------------------------------- Experiment 2
@@ -470,7 +471,7 @@ fn measure_bottleneck(result: &RunResult, name: &str) -> Result<Bottleneck, Repr
 }
 
 /// `jobs-exp2`.
-pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     let (kinds, missing) = schedulers(&EXP2_SCHEDULERS, opts)?;
     let lines = [
         "jobs-exp2: JoBS paper §7.2, Figs. 6-9, Tables 1, 2: three routers, two 100 Mbit/s \
@@ -582,7 +583,8 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
     )
     .map_err(stdout_failure)?;
     let Some((_, jobs_runs)) = runs.iter().find(|(k, _)| *k == SchedulerKind::Jobs) else {
-        return writeln!(out, "\n(jobs not run: no verdicts)").map_err(stdout_failure);
+        writeln!(out, "\n(jobs not run: no verdicts)").map_err(stdout_failure)?;
+        return Ok(Vec::new());
     };
     let mut checks = Vec::new();
     for (at, router) in ["R1", "R2"].iter().enumerate() {
@@ -712,5 +714,6 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
         "\nper-window service and ratios: {}/<scheduler>/service.csv, ratios.csv (first seed)",
         opts.out.display()
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }

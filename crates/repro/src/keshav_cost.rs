@@ -522,7 +522,10 @@ fn simulate(opts: &Options<'_>) -> Result<(Vec<Grid>, Point), ReproError> {
 }
 
 /// `keshav-cost`.
-pub fn keshav_cost(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn keshav_cost(
+    opts: &Options<'_>,
+    out: &mut dyn Write,
+) -> Result<Vec<crate::verdict::Check>, ReproError> {
     introduction(opts, out)?;
     let (grids, calibration) = simulate(opts)?;
     let paper = &grids[0];
@@ -542,5 +545,6 @@ pub fn keshav_cost(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproE
         "\nfiles written:\n{}",
         linkshare_report::files_listing(&written.files)
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    Ok(checks)
 }

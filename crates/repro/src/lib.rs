@@ -33,12 +33,16 @@ mod fsc_paper;
 mod fsc_table1;
 mod fsc_www;
 mod hfsc;
+mod hfsc_restart;
+mod hfsc_sced;
 mod hls;
 mod jobs;
 mod keshav_checks;
 mod keshav_cost;
 mod keshav_figures;
+pub mod page;
 pub mod runner;
+pub mod suite;
 pub mod sweep;
 pub mod tcp;
 pub mod verdict;
@@ -124,8 +128,9 @@ pub struct Repro {
     pub name: &'static str,
     /// What it reproduces, one line.
     pub about: &'static str,
-    /// Runs it, printing to `out`.
-    pub run: fn(&Options<'_>, &mut dyn std::io::Write) -> Result<(), ReproError>,
+    /// Runs it, printing to `out`; returns its results with their verdicts (also
+    /// printed), for `repro --all` ([`suite`]).
+    pub run: fn(&Options<'_>, &mut dyn std::io::Write) -> Result<Vec<verdict::Check>, ReproError>,
 }
 
 /// Every reproduction, in the order they are listed.
@@ -164,6 +169,21 @@ pub const ALL: &[Repro] = &[
         name: "hfsc-linkshare",
         about: "H-FSC paper Fig. 12: an ON-OFF session's share goes to its siblings",
         run: hfsc::linkshare,
+    },
+    Repro {
+        name: "hfsc-vt-restart",
+        about: "H-FSC's restart rule: a CBR class beside a tiny-weight sibling (midpoint, min, hls)",
+        run: hfsc_restart::vt_restart,
+    },
+    Repro {
+        name: "hfsc-fig2",
+        about: "H-FSC paper Fig. 2: a video's delay under SCED, linear against two-piece curves",
+        run: hfsc_sced::fig2,
+    },
+    Repro {
+        name: "hfsc-fig3",
+        about: "H-FSC paper Fig. 3: SCED punishes a convex session; the fair variant breaks S2",
+        run: hfsc_sced::fig3,
     },
     Repro {
         name: "sced-vs-fsc",

@@ -16,36 +16,49 @@ pub const DEFAULT_SEEDS: u32 = 5;
 /// One independent run, to be handed to [`run_parallel`].
 pub type Job<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
 
+/// The number of threads that use every core of this machine (at least 1).
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// Runs every job, on as many threads as the machine has cores (at most one per job);
 /// returns the results in the order of `jobs`.
 pub fn run_parallel<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(jobs.len())
-        .max(1);
+    run_parallel_on(all_cores(), jobs)
+}
+
+/// Runs every job on `threads` threads (at least 1, at most one per job; the calling
+/// thread is one of them); returns the results in the order of `jobs`. Each thread
+/// takes the next job from a shared counter: a few lines, no thread pool to configure
+/// and no global state, which is why this uses no library. A job that panics
+/// propagates its panic once the others have finished.
+pub fn run_parallel_on<T: Send>(threads: usize, jobs: Vec<Job<'_, T>>) -> Vec<T> {
     let n = jobs.len();
+    let threads = threads.min(n).max(1);
     let queue: Vec<Mutex<Option<Job<'_, T>>>> =
         jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
     let results: Vec<Mutex<Option<T>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        return;
-                    }
-                    let job = queue[i].lock().map(|mut j| j.take()).ok().flatten();
-                    if let Some(job) = job {
-                        let out = job();
-                        if let Ok(mut slot) = results[i].lock() {
-                            *slot = Some(out);
-                        }
-                    }
+    let worker = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return;
+            }
+            let job = queue[i].lock().map(|mut j| j.take()).ok().flatten();
+            if let Some(job) = job {
+                let out = job();
+                if let Ok(mut slot) = results[i].lock() {
+                    *slot = Some(out);
                 }
-            });
+            }
         }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(worker);
+        }
+        worker();
     });
     results
         .into_iter()

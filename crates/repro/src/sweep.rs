@@ -10,19 +10,19 @@
 //! any set of runs into the table, sorted by run number, so the table is the same
 //! whichever order, thread or machine the runs were made in.
 //!
-//! [`run_all`] makes the runs on this machine's cores. It spreads them over `jobs`
-//! scoped threads that take the next run number from a shared counter: a few lines,
-//! no thread pool to configure and no global state, which is why it uses no library.
+//! [`run_all`] makes the runs on this machine's cores, with the reproductions' runner
+//! ([`runner::run_parallel_on`]) on as many threads as asked.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use linkshare_core::sched::SchedulerKind;
 use linkshare_report::frame::{Frame, TextColumn, Values};
 use linkshare_report::summary::{ClassSummary, Summary};
 use linkshare_scenario::{Edit, Progress, RunOptions, Scenario};
 use linkshare_sim::RunResult;
+
+use crate::runner::{self, Job};
 
 /// One swept parameter: a dotted path and its values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -338,9 +338,9 @@ fn make(
     }))
 }
 
-/// Makes every run of `plan` on `jobs` threads (at least 1) and returns `keep(spec,
-/// outcome)` of each, in run order; `None` when `stop` was set (runs in progress stop
-/// within about 2^20 events, the others are not started).
+/// Makes every run of `plan` on `jobs` threads (at least 1; [`runner::run_parallel_on`])
+/// and returns `keep(spec, outcome)` of each, in run order; `None` when `stop` was set
+/// (runs in progress stop within about 2^20 events, the others are not started).
 pub fn run_all<T: Send>(
     base: &Scenario,
     plan: &Plan,
@@ -350,40 +350,22 @@ pub fn run_all<T: Send>(
     keep: &(dyn Fn(&RunSpec, Result<Run, String>) -> T + Sync),
 ) -> Option<Vec<T>> {
     let runs = plan.runs();
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<T>>> = Mutex::new((0..runs.len()).map(|_| None).collect());
-    let worker = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(spec) = runs.get(i) else { break };
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let Some(outcome) = run(base, plan, spec, progress, stop) else {
-                break;
-            };
-            let kept = keep(spec, outcome);
-            if let Ok(mut d) = done.lock() {
-                d[i] = Some(kept);
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        for _ in 1..jobs.clamp(1, runs.len().max(1)) {
-            s.spawn(worker);
-        }
-        worker();
-    });
+    let work: Vec<Job<'_, Option<T>>> = runs
+        .iter()
+        .map(|spec| {
+            Box::new(move || {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                run(base, plan, spec, progress, stop).map(|outcome| keep(spec, outcome))
+            }) as Job<'_, Option<T>>
+        })
+        .collect();
+    let done = runner::run_parallel_on(jobs, work);
     if stop.load(Ordering::Relaxed) {
         return None;
     }
-    let done = done.into_inner().ok()?;
     done.into_iter().collect()
-}
-
-/// The number of threads `jobs = 0` means: every core.
-pub fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The tidy table of `runs` (any subset of the plan's, in any order): one row per run

@@ -14,6 +14,7 @@ use crate::experiment::{
     Variant, VariantRuns, footer, header, print_missing, print_variant, run_variant, schedulers,
     variant_dir,
 };
+use crate::verdict::{self, Check};
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::flows::Activity;
 use linkshare_report::table::TextTable;
@@ -67,7 +68,7 @@ pub fn goodputs(result: &RunResult) -> Vec<f64> {
 }
 
 /// `tcp-fairness`.
-pub fn fairness(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproError> {
+pub fn fairness(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
     let (kinds, missing) = schedulers(&SCHEDULERS, opts)?;
     header(
         out,
@@ -87,7 +88,25 @@ pub fn fairness(opts: &Options<'_>, out: &mut dyn Write) -> Result<(), ReproErro
     let v = run_variant(FAIRNESS, &kinds, opts, &dir)?;
     print_variant(out, &v)?;
     write!(out, "\n{}", table(&v).render()).map_err(stdout_failure)?;
-    footer(out, &[v])
+    let checks: Vec<Check> = v
+        .runs
+        .iter()
+        .zip(&v.results)
+        .filter(|((kind, _), _)| *kind == SchedulerKind::Drr)
+        .map(|(_, (_, result))| {
+            let j = jain(&goodputs(result)).unwrap_or(0.0);
+            Check::at_least(
+                "drr: Jain's index of the goodputs",
+                "no paper: the simulator's TCP validation criterion",
+                j,
+                DRR_MIN_JAIN,
+                "",
+            )
+        })
+        .collect();
+    verdict::print(out, "tcp-fairness: expected against ours", &checks)?;
+    footer(out, &[v])?;
+    Ok(checks)
 }
 
 /// Per scheduler: utilisation, Jain's index against the expectation, and every flow's

@@ -161,7 +161,8 @@ impl Source {
     }
 }
 
-/// The settings a link gives the disciplines that have their own (`[link.htb]`), kept
+/// The settings a link gives the disciplines that have their own (`[link.htb]`,
+/// `[link.hfsc]`, `[link.cbq]`), kept
 /// apart from the classes: the link's scheduler is built from those of the discipline
 /// that runs it ([`DisciplineSettings::config`]), and the others wait unused (a file
 /// may be run under another scheduler).
@@ -175,6 +176,10 @@ pub struct DisciplineSettings {
     /// FQ's buffer, buffer structure and offsets; `None` when the file writes none of
     /// them (then Keshav FQ runs with [`KeshavConfig::default`]).
     pub keshav: Option<KeshavConfig>,
+    /// `[link.hfsc]`: `restart` (the paper's `midpoint` when not given).
+    pub hfsc: linkshare_core::sched::hfsc::HfscParams,
+    /// `[link.cbq]`: `sharing` (Linux's `top-level` when not given).
+    pub cbq: linkshare_core::sched::cbq::CbqParams,
 }
 
 impl DisciplineSettings {
@@ -186,12 +191,14 @@ impl DisciplineSettings {
             SchedulerKind::Keshav => {
                 SchedulerConfig::Keshav(self.keshav.clone().unwrap_or_default())
             }
+            SchedulerKind::Hfsc => SchedulerConfig::Hfsc(self.hfsc),
+            SchedulerKind::Cbq => SchedulerConfig::Cbq(self.cbq),
             k => k.into(),
         }
     }
 
-    /// The disciplines other than `kind` whose settings the file gives (HTB's when they
-    /// differ from tc's defaults): a link run by `kind` ignores them.
+    /// The disciplines other than `kind` whose settings the file gives (HTB's, H-FSC's
+    /// and CBQ's when they differ from their defaults): a link run by `kind` ignores them.
     pub fn unused_under(&self, kind: SchedulerKind) -> Vec<SchedulerKind> {
         let written = [
             (
@@ -199,6 +206,14 @@ impl DisciplineSettings {
                 self.htb != linkshare_core::sched::htb::HtbParams::default(),
             ),
             (SchedulerKind::Keshav, self.keshav.is_some()),
+            (
+                SchedulerKind::Hfsc,
+                self.hfsc != linkshare_core::sched::hfsc::HfscParams::default(),
+            ),
+            (
+                SchedulerKind::Cbq,
+                self.cbq != linkshare_core::sched::cbq::CbqParams::default(),
+            ),
         ];
         written
             .into_iter()

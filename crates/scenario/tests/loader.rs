@@ -858,3 +858,39 @@ fn keshav_setting_errors_are_located() {
     // Under another scheduler the same offset is not an error: it is unused.
     assert!(load(&inner.replace("scheduler = \"keshav\"", "scheduler = \"drr\"")).is_ok());
 }
+
+/// `[link.hfsc]` and `[link.cbq]` reach their disciplines' settings, follow the
+/// scheduler like `[link.htb]`, and a wrong value is located with the values allowed.
+#[test]
+fn hfsc_and_cbq_settings_are_read_and_follow_the_scheduler() {
+    use linkshare_core::sched::SchedulerConfig;
+    use linkshare_core::sched::cbq::CbqSharing;
+    use linkshare_core::sched::hfsc::VtRestart;
+    let text = BASE.replace(
+        "[link]\nrate = \"10mbit\"",
+        "[link]\nrate = \"10mbit\"\nscheduler = \"hfsc\"\nhfsc = { restart = \"min\" }\ncbq = { sharing = \"formal\" }",
+    );
+    let mut s = load(&text).unwrap();
+    let settings = |s: &Scenario| match &s.config.links[0].scheduler {
+        SchedulerConfig::Hfsc(p) => Some(format!("hfsc {}", p.restart)),
+        SchedulerConfig::Cbq(p) => Some(format!("cbq {}", p.sharing)),
+        _ => None,
+    };
+    assert_eq!(settings(&s).as_deref(), Some("hfsc min"));
+    s.set_scheduler(SchedulerKind::Cbq, "--scheduler").unwrap();
+    assert_eq!(settings(&s).as_deref(), Some("cbq formal"));
+    s.set_scheduler(SchedulerKind::Hfsc, "--scheduler").unwrap();
+    assert_eq!(settings(&s).as_deref(), Some("hfsc min"));
+    assert_eq!(VtRestart::default(), VtRestart::Midpoint);
+    assert_eq!(CbqSharing::default(), CbqSharing::TopLevel);
+    let bad = text.replace("\"min\"", "\"mid\"");
+    let ps = problems_in(&bad, Path::new("."));
+    let p = about(&ps, "link.hfsc.restart");
+    assert_eq!(at(p), position_of(&bad, "\"mid\""));
+    assert!(p.fix.contains("midpoint"), "{p:?}");
+    let unknown = problems_in(&text.replace("sharing", "shared"), Path::new("."));
+    assert!(
+        unknown.iter().any(|p| p.problem.contains("shared")),
+        "{unknown:?}"
+    );
+}

@@ -13,6 +13,7 @@ use linkshare_classify::frame::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use linkshare_classify::{DscpSet, Match};
 use linkshare_core::curve::ServiceCurve;
 use linkshare_core::hierarchy::{ClassId, Limit};
+use linkshare_core::sched::hfsc::VtRestart;
 use linkshare_core::sched::htb;
 use linkshare_core::sched::{SchedulerConfig, SchedulerKind};
 use linkshare_core::units::{Bytes, Duration, Rate};
@@ -47,7 +48,16 @@ pub fn from_link(
 ) -> Result<(TcConfig, Vec<(Handle, String)>), Refusal> {
     let discipline = match &link.scheduler {
         SchedulerConfig::Htb(p) => Discipline::Htb { r2q: p.r2q.get() },
-        SchedulerConfig::Hfsc => Discipline::Hfsc,
+        SchedulerConfig::Hfsc(p) if p.restart == VtRestart::Midpoint => Discipline::Hfsc,
+        SchedulerConfig::Hfsc(_) => {
+            return Err(Refusal {
+                problem: "the link's H-FSC restarts classes at the smallest virtual time \
+                          ([link.hfsc] restart = \"min\"), and the kernel's H-FSC always \
+                          restarts them at the midpoint"
+                    .to_owned(),
+                fix: "remove `restart` (the kernel's rule) to export the link".to_owned(),
+            });
+        }
         SchedulerConfig::Drr => Discipline::Drr,
         SchedulerConfig::Prio => Discipline::Prio,
         other => return Err(refusal(other.kind())),

@@ -6,6 +6,7 @@ pub mod bounds;
 pub mod check;
 pub mod compare;
 pub mod demo;
+pub mod report;
 pub mod repro;
 pub mod run;
 pub mod shape;

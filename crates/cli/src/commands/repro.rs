@@ -1,9 +1,12 @@
 //! `linkshare repro NAME [--out DIR]`: a paper's result, ours beside theirs
-//! ([`linkshare_repro`]).
+//! ([`linkshare_repro`]); `linkshare repro --all`: every reproduction, one table of
+//! every result and the regression check against `crates/repro/expected.toml`
+//! ([`linkshare_repro::suite`]).
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use linkshare_repro::suite::{self, EXPECTED_TOML, Expected};
 use linkshare_repro::{ALL, Options, find, listing};
 use linkshare_scenario::{Problem, Problems, did_you_mean};
 
@@ -13,9 +16,22 @@ use crate::error::{Failure, stdout_failure};
 /// Options of `repro`.
 #[derive(Debug, clap::Args)]
 pub struct ReproArgs {
-    /// The reproduction; without it, the list of reproductions.
+    /// The reproduction; without it (and without --all), the list of reproductions.
+    #[arg(conflicts_with = "all")]
     pub name: Option<String>,
-    /// Output directory [default: ./linkshare-out/repro/NAME/].
+    /// Run every reproduction (each in DIR/NAME/, its report in DIR/NAME/report.txt),
+    /// print one table of every result, and exit with status 1 when a result recorded
+    /// as reproducing in crates/repro/expected.toml (for this --shorten and --seeds) no
+    /// longer does.
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: record this run's reproduced results for its --shorten and --seeds in
+    /// FILE (crates/repro/expected.toml; other entries kept), instead of comparing. Only
+    /// on purpose, after reading what changed.
+    #[arg(long, value_name = "FILE", requires = "all")]
+    pub record_expected: Option<PathBuf>,
+    /// Output directory [default: ./linkshare-out/repro/NAME/, or ./linkshare-out/repro/
+    /// with --all].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Run only these of the reproduction's schedulers, comma-separated (simulated
@@ -46,6 +62,9 @@ pub fn run(args: &ReproArgs, global: &Global) -> Result<(), Failure> {
             fix: format!("{hint}run one of these:\n{}", listing().trim_end()),
         }]))
     };
+    if args.all {
+        return run_all(args, global);
+    }
     let Some(name) = &args.name else {
         let mut so = std::io::stdout().lock();
         return write!(
@@ -59,15 +78,7 @@ pub fn run(args: &ReproArgs, global: &Global) -> Result<(), Failure> {
         let hint = did_you_mean(name, ALL.iter().map(|r| r.name));
         return Err(unknown(format!("unknown reproduction `{name}`"), hint));
     };
-    let only = if args.schedulers.is_empty() {
-        None
-    } else {
-        let mut kinds = Vec::new();
-        for s in &args.schedulers {
-            kinds.push(parse_scheduler(s, "--schedulers")?);
-        }
-        Some(kinds)
-    };
+    let only = only(args)?;
     let out = args
         .out
         .clone()
@@ -85,4 +96,92 @@ pub fn run(args: &ReproArgs, global: &Global) -> Result<(), Failure> {
     let mut so = stdout(global);
     (repro.run)(&options, &mut so)?;
     so.flush().map_err(stdout_failure)
+}
+
+/// `--schedulers`, parsed.
+fn only(args: &ReproArgs) -> Result<Option<Vec<linkshare_core::sched::SchedulerKind>>, Failure> {
+    if args.schedulers.is_empty() {
+        return Ok(None);
+    }
+    let mut kinds = Vec::new();
+    for s in &args.schedulers {
+        kinds.push(parse_scheduler(s, "--schedulers")?);
+    }
+    Ok(Some(kinds))
+}
+
+/// `repro --all`.
+fn run_all(args: &ReproArgs, global: &Global) -> Result<(), Failure> {
+    let only = only(args)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| super::default_out("repro"));
+    let progress = TerminalProgress::new(global);
+    let options = Options {
+        out: &out,
+        only: only.as_deref(),
+        shorten: args.shorten,
+        progress: &progress,
+        seeds: args.seeds,
+        write: args.output.write_options(),
+        memory_budget: Some(global.memory_budget()),
+    };
+    let outcomes = suite::run_all(&options, &mut |r| {
+        if !global.quiet {
+            eprintln!("repro --all: running {} ...", r.name);
+        }
+    });
+    let mut so = stdout(global);
+    suite::print_table(&mut so, &outcomes)?;
+    let expected = Expected::parse(EXPECTED_TOML).map_err(Failure::Internal)?;
+    if let Some(path) = &args.record_expected {
+        let recorded = match std::fs::read_to_string(path) {
+            Ok(text) => Expected::parse(&text).map_err(|e| {
+                Failure::io(
+                    format!("cannot record into {}", path.display()),
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+                )
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Expected::default(),
+            Err(e) => return Err(Failure::io(format!("cannot read {}", path.display()), e)),
+        };
+        suite::write_expected(path, &recorded.record(&outcomes, args.shorten, args.seeds))?;
+        writeln!(
+            so,
+            "recorded the reproduced results for --shorten {} --seeds {} in {}",
+            args.shorten,
+            args.seeds,
+            path.display()
+        )
+        .map_err(stdout_failure)?;
+        return so.flush().map_err(stdout_failure);
+    }
+    let c = expected.compare(&outcomes, args.shorten, args.seeds);
+    if !c.recorded {
+        writeln!(
+            so,
+            "not compared: no results recorded for --shorten {} --seeds {} in \
+             crates/repro/expected.toml",
+            args.shorten, args.seeds
+        )
+        .map_err(stdout_failure)?;
+    } else {
+        for r in &c.new {
+            writeln!(so, "newly reproduced (not recorded): {r}").map_err(stdout_failure)?;
+        }
+        for r in &c.regressions {
+            writeln!(so, "REGRESSION (recorded as reproducing): {r}").map_err(stdout_failure)?;
+        }
+    }
+    so.flush().map_err(stdout_failure)?;
+    if c.regressions.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Regressed(format!(
+            "error: {} result(s) recorded as reproducing in crates/repro/expected.toml no \
+             longer reproduce (listed above)",
+            c.regressions.len()
+        )))
+    }
 }

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use linkshare_core::units::{Duration, Instant};
 use linkshare_report::Written;
-use linkshare_repro::sweep::{Axis, Plan, RunRows, all_cores, run_all, table};
+use linkshare_repro::runner::all_cores;
+use linkshare_repro::sweep::{Axis, Plan, RunRows, run_all, table};
 use linkshare_scenario::edit::split_values;
 use linkshare_scenario::{Problems, Progress};
 

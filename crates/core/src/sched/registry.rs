@@ -4,12 +4,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::cbq::Cbq;
+use super::cbq::{Cbq, CbqParams};
 use super::drr::Drr;
 use super::fifo::Fifo;
 use super::fsc::Fsc;
 use super::hdrr::Hdrr;
-use super::hfsc::Hfsc;
+use super::hfsc::{Hfsc, HfscParams};
 use super::hls::Hls;
 use super::htb::Htb;
 use super::htb::HtbParams;
@@ -275,10 +275,10 @@ pub enum SchedulerConfig {
     Hdrr,
     /// [`Htb`] with its qdisc-wide parameters.
     Htb(HtbParams),
-    /// [`Cbq`].
-    Cbq,
-    /// [`Hfsc`].
-    Hfsc,
+    /// [`Cbq`] with its link-sharing guideline.
+    Cbq(CbqParams),
+    /// [`Hfsc`] with its restart rule.
+    Hfsc(HfscParams),
     /// [`Fsc`].
     Fsc,
     /// [`Wf2q`] (flat).
@@ -311,8 +311,8 @@ impl From<SchedulerKind> for SchedulerConfig {
             SchedulerKind::Hls => SchedulerConfig::Hls,
             SchedulerKind::Hdrr => SchedulerConfig::Hdrr,
             SchedulerKind::Htb => SchedulerConfig::Htb(HtbParams::default()),
-            SchedulerKind::Cbq => SchedulerConfig::Cbq,
-            SchedulerKind::Hfsc => SchedulerConfig::Hfsc,
+            SchedulerKind::Cbq => SchedulerConfig::Cbq(CbqParams::default()),
+            SchedulerKind::Hfsc => SchedulerConfig::Hfsc(HfscParams::default()),
             SchedulerKind::Fsc => SchedulerConfig::Fsc,
             SchedulerKind::Wf2q => SchedulerConfig::Wf2q,
             SchedulerKind::Hwf2q => SchedulerConfig::Hwf2q,
@@ -337,8 +337,8 @@ impl SchedulerConfig {
             SchedulerConfig::Hls => SchedulerKind::Hls,
             SchedulerConfig::Hdrr => SchedulerKind::Hdrr,
             SchedulerConfig::Htb(_) => SchedulerKind::Htb,
-            SchedulerConfig::Cbq => SchedulerKind::Cbq,
-            SchedulerConfig::Hfsc => SchedulerKind::Hfsc,
+            SchedulerConfig::Cbq(_) => SchedulerKind::Cbq,
+            SchedulerConfig::Hfsc(_) => SchedulerKind::Hfsc,
             SchedulerConfig::Fsc => SchedulerKind::Fsc,
             SchedulerConfig::Wf2q => SchedulerKind::Wf2q,
             SchedulerConfig::Hwf2q => SchedulerKind::Hwf2q,
@@ -362,11 +362,11 @@ impl SchedulerConfig {
             | SchedulerConfig::Prio
             | SchedulerConfig::Drr
             | SchedulerConfig::Hls
-            | SchedulerConfig::Cbq
+            | SchedulerConfig::Cbq(_)
             | SchedulerConfig::Fsc => Ok(()),
             SchedulerConfig::Hdrr => super::hdrr::validate(tree),
             SchedulerConfig::Htb(params) => super::htb::validate(tree, params),
-            SchedulerConfig::Hfsc => super::hfsc::validate(tree),
+            SchedulerConfig::Hfsc(_) => super::hfsc::validate(tree),
             SchedulerConfig::Wf2q => super::wf2q::validate(tree),
             SchedulerConfig::Hwf2q => super::wf2q::validate_hierarchical(tree),
             SchedulerConfig::Sced => super::sced::validate(tree),
@@ -456,8 +456,8 @@ impl SchedulerConfig {
             SchedulerConfig::Hls => Box::new(Hls::new(tree)),
             SchedulerConfig::Hdrr => Box::new(Hdrr::new(tree)?),
             SchedulerConfig::Htb(params) => Box::new(Htb::with_params(tree, *params)?),
-            SchedulerConfig::Cbq => Box::new(Cbq::new(tree)),
-            SchedulerConfig::Hfsc => Box::new(Hfsc::new(tree)?),
+            SchedulerConfig::Cbq(params) => Box::new(Cbq::with_params(tree, *params)),
+            SchedulerConfig::Hfsc(params) => Box::new(Hfsc::with_params(tree, *params)?),
             SchedulerConfig::Fsc => Box::new(Fsc::new(tree)),
             SchedulerConfig::Wf2q => Box::new(Wf2q::new(tree)?),
             SchedulerConfig::Hwf2q => Box::new(Wf2q::hierarchical(tree)?),

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::port::{EgressPort, Transmit};
-use linkshare_core::sched::hfsc::Hfsc;
+use linkshare_core::sched::hfsc::{Hfsc, HfscParams};
 use linkshare_core::testing::TestPacket;
 use linkshare_core::units::Instant;
 
@@ -123,7 +123,27 @@ impl Driver {
 /// Runs `tree` under H-FSC on a port at the link rate until `until` (no event after it
 /// is processed). `observe` is called after every transmission start with the instant
 /// and the scheduler. Arrivals must be sorted by time.
+#[allow(dead_code)] // tests/hfsc_props.rs calls `run_with` only
 pub fn run(
+    tree: &ClassTree,
+    arrivals: &[Arrival],
+    greedy: &[Greedy],
+    until: Instant,
+    observe: impl FnMut(Instant, &Hfsc<TestPacket>),
+) -> Log {
+    run_with(
+        HfscParams::default(),
+        tree,
+        arrivals,
+        greedy,
+        until,
+        observe,
+    )
+}
+
+/// [`run`] with H-FSC's settings `params`.
+pub fn run_with(
+    params: HfscParams,
     tree: &ClassTree,
     arrivals: &[Arrival],
     greedy: &[Greedy],
@@ -131,7 +151,7 @@ pub fn run(
     mut observe: impl FnMut(Instant, &Hfsc<TestPacket>),
 ) -> Log {
     assert!(arrivals.windows(2).all(|w| w[0].at <= w[1].at));
-    let sched = Hfsc::new(tree).expect("the test tree builds");
+    let sched = Hfsc::with_params(tree, params).expect("the test tree builds");
     let n = tree.len();
     let mut dr = Driver {
         port: EgressPort::simple(tree, sched),

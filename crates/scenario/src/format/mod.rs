@@ -54,6 +54,8 @@ const LINK_KEYS: &[&str] = &[
     "htb",
     "jobs",
     "keshav",
+    "hfsc",
+    "cbq",
 ];
 
 /// Keys of the single-link form's `[link] reverse`.
@@ -74,6 +76,8 @@ const LINKS_KEYS: &[&str] = &[
     "htb",
     "jobs",
     "keshav",
+    "hfsc",
+    "cbq",
 ];
 
 /// Keys of a buffer table.

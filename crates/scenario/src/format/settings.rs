@@ -1,6 +1,6 @@
 //! A link's settings of the disciplines that have their own: `[link.htb]`,
-//! `[link.jobs]`, `[link.keshav]` (and `htb = { ... }`, `jobs = { ... }`,
-//! `keshav = { ... }` on a `[[links]]` entry), and the per-class settings a discipline
+//! `[link.jobs]`, `[link.keshav]`, `[link.hfsc]`, `[link.cbq]` (and `htb = { ... }`,
+//! `jobs = { ... }` and so on on a `[[links]]` entry), and the per-class settings a discipline
 //! reads from `[[class]]` tables (JoBS's constraints, Keshav FQ's `delta`). Each
 //! discipline's settings are read into its typed settings ([`DisciplineSettings`]); the
 //! link's scheduler is then built from the settings of whichever discipline runs it, so
@@ -10,6 +10,8 @@
 use std::num::NonZeroU32;
 
 use linkshare_core::ds::bids::Structure;
+use linkshare_core::sched::cbq::{CbqParams, CbqSharing};
+use linkshare_core::sched::hfsc::{HfscParams, VtRestart};
 use linkshare_core::sched::htb::HtbParams;
 use linkshare_core::sched::jobs::{Buffer, Constraints, Mode, ReferenceBugs};
 use linkshare_core::sched::keshav::{ConversationDelta, KeshavConfig};
@@ -47,6 +49,12 @@ pub(crate) const JOBS_CLASS_KEYS: &[&str] = &[
 /// Keys of `[link.keshav]`.
 const KESHAV_KEYS: &[&str] = &["limit", "structure", "delta"];
 
+/// Keys of `[link.hfsc]`.
+const HFSC_KEYS: &[&str] = &["restart"];
+
+/// Keys of `[link.cbq]`.
+const CBQ_KEYS: &[&str] = &["sharing"];
+
 /// Reads the discipline tables of a link table (`get` finds a key in it, `field` names
 /// it in messages).
 pub(super) fn read<'t, 'i: 't>(
@@ -63,6 +71,34 @@ pub(super) fn read<'t, 'i: 't>(
     }
     if let Some(v) = get("keshav") {
         settings.keshav = read_keshav(ctx, &field("keshav"), v);
+    }
+    if let Some(v) = get("hfsc")
+        && let Some(t) = ctx.table(&field("hfsc"), v, HFSC_KEYS)
+        && let Some(v) = t.get("restart")
+        && let Some(restart) = choice(
+            ctx,
+            &t.field("restart"),
+            v,
+            &VtRestart::ALL.map(|r| (r.name(), r)),
+            "\"midpoint\" (the paper's, ALTQ's and Linux's rule) or \"min\" (the smallest \
+             virtual time of the active siblings)",
+        )
+    {
+        settings.hfsc = HfscParams { restart };
+    }
+    if let Some(v) = get("cbq")
+        && let Some(t) = ctx.table(&field("cbq"), v, CBQ_KEYS)
+        && let Some(v) = t.get("sharing")
+        && let Some(sharing) = choice(
+            ctx,
+            &t.field("sharing"),
+            v,
+            &CbqSharing::ALL.map(|g| (g.name(), g)),
+            "\"top-level\" (Linux's) or \"formal\" (Floyd and Jacobson's formal link \
+             sharing, as in ns-2)",
+        )
+    {
+        settings.cbq = CbqParams { sharing };
     }
     settings
 }
@@ -205,6 +241,28 @@ pub(super) fn read_jobs_class(ctx: &mut Ctx<'_>, t: &Table<'_, '_>) -> Constrain
         delay_ratio: ratio(ctx, "delay_ratio"),
         loss_ratio: ratio(ctx, "loss_ratio"),
     }
+}
+
+/// A string naming one of `options` (name, value); reports any other with `fix`.
+fn choice<T: Copy>(
+    ctx: &mut Ctx<'_>,
+    path: &str,
+    v: &Value<'_>,
+    options: &[(&str, T)],
+    fix: &str,
+) -> Option<T> {
+    let s = ctx.string(path, v)?;
+    if let Some(&(_, value)) = options.iter().find(|(name, _)| *name == s.value) {
+        return Some(value);
+    }
+    let hint = did_you_mean(s.value, options.iter().map(|(name, _)| *name));
+    ctx.report(
+        &s.span,
+        path,
+        format!("unknown value `{}`", s.value),
+        format!("{hint}use {fix}"),
+    );
+    None
 }
 
 /// `[link.htb]`: tc's `r2q`, and the `hz` and `mtu` tc derives default bursts from.

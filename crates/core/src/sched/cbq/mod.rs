@@ -1,6 +1,8 @@
 //! CBQ: Class-Based Queueing with top-level link sharing (Floyd & Jacobson, "Link-sharing
 //! and resource management models for packet networks", ToN 1995), as implemented by
-//! Linux `sch_cbq` (removed in Linux 6.3) and described in the appendix of the HLS paper.
+//! Linux `sch_cbq` (removed in Linux 6.3) and described in the appendix of the HLS paper,
+//! and, as a setting ([`CbqParams`]), with the formal link-sharing guideline of the same
+//! paper, as ns-2's CBQ offers it.
 //!
 //! # The algorithm
 //!
@@ -39,6 +41,17 @@
 //!     underlimit (its undertime is cleared until its next update), and the selection
 //!     is repeated once (`cbq_dequeue`). A leaf whose borrow chain reaches the root can
 //!     therefore always send: with no bounded class CBQ is work-conserving.
+//! * **Regulator: formal link sharing** ([`CbqSharing::Formal`]). A class is
+//!   *unsatisfied* when it is underlimit and some backlogged leaf's borrow chain passes
+//!   through it (a leaf: it is backlogged itself). A backlogged leaf may send if it is
+//!   underlimit, or if the first underlimit class of its borrow chain is at a level `i`
+//!   such that no class below level `i` is unsatisfied (Floyd & Jacobson's guideline,
+//!   ns-2's `eligible_formal`, with its `desc_with_demand` that follows the borrow
+//!   links). There is no cutoff: arrivals and transmissions do not move anything, the
+//!   rule is evaluated afresh from the estimators at every visit. When no leaf can send,
+//!   the root is declared underlimit and the selection repeated, as above: the lowest
+//!   unsatisfied class then always has a backlogged leaf that may send through it, so
+//!   without bounded classes CBQ stays work-conserving.
 //! * **Overlimit action** (`cbq_overlimit`, the only one left in recent Linux). When a
 //!   leaf is overlimit and its borrow chain ends without a lender, its undertime is
 //!   reduced once by `(1 - W)(-avgidle_scaled)` (the "forgiveness": it becomes
@@ -135,6 +148,13 @@
 //! * No `split`/`defmap` classification, no `isolated` classes (see the table), no
 //!   packets queued at interior classes.
 //!
+//! Formal link sharing is ns-2's guideline put into this (Linux's) CBQ: the estimators,
+//! the weighted round robin, the overlimit action and the fallback when no leaf may send
+//! stay Linux's (ns-2 lets the first class able to borrow send, unaccounted). A leaf
+//! whose first underlimit ancestor is barred by the guideline is not given the overlimit
+//! action, as under Linux's cutoff. These choices follow from keeping one CBQ and
+//! changing only its regulator; the HLS paper's Fig. 8(b) ran ns-2's whole CBQ.
+//!
 //! ns-2's CBQ differs from Linux in its WRR (allotments refilled from the band's share
 //! of the link, and a last pass in which a class may send without allotment), in its
 //! top-level rules (an arrival only looks at the class and its lender; after a
@@ -157,6 +177,20 @@
 //! backlogged leaf can borrow from the root, otherwise O(backlogged leaves * depth).
 //! [`Scheduler::remove_newest`] is O(1). No operation allocates once every queue has
 //! reached its peak length.
+//!
+//! Formal link sharing adds O(depth) per leaf becoming backlogged or empty (the counts
+//! of backlogged leaves along its borrow chain), and finding the lowest unsatisfied
+//! class is a pass over every class, O(classes), each time a leaf that is overlimit
+//! finds an underlimit ancestor: the guideline compares the whole hierarchy, which is
+//! why Floyd & Jacobson proposed the top-level approximation.
+//!
+//! # Verification
+//!
+//! `tests/cbq.rs` checks the estimator against Linux's fixed-point arithmetic, the
+//! cutoff rules, bounded classes and priorities on hand-derived cases, and the HLS
+//! paper's Fig. 1 allocations under both guidelines (derived by hand from each rule);
+//! both guidelines pass the conformance harness (`tests/conformance.rs`) and the
+//! no-allocation test.
 
 pub mod estimator;
 mod params;
@@ -170,6 +204,58 @@ use super::{Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler, len_of};
 use crate::ds::{Link, Linked, Ring};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant, Rate};
+
+/// Which link-sharing guideline decides when a class may borrow (Floyd & Jacobson
+/// 1995, §4; the HLS paper's appendix). See the [module docs](self#the-algorithm).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CbqSharing {
+    /// Top-level link sharing with Linux's cutoff rules (`top-level`), the only one
+    /// Linux implements.
+    #[default]
+    TopLevel,
+    /// Formal link sharing (`formal`), as ns-2's CBQ offers it: a class may borrow from
+    /// an underlimit ancestor at level `i` only when no class below level `i` is
+    /// unsatisfied.
+    Formal,
+}
+
+impl CbqSharing {
+    /// Every guideline, in the order they are listed to users.
+    pub const ALL: [CbqSharing; 2] = [CbqSharing::TopLevel, CbqSharing::Formal];
+
+    /// The name in scenarios (`[link.cbq] sharing`) and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CbqSharing::TopLevel => "top-level",
+            CbqSharing::Formal => "formal",
+        }
+    }
+}
+
+impl std::fmt::Display for CbqSharing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for CbqSharing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        CbqSharing::ALL
+            .into_iter()
+            .find(|g| g.name() == s)
+            .ok_or_else(|| {
+                format!("unknown link-sharing guideline `{s}`; known: top-level, formal")
+            })
+    }
+}
+
+/// CBQ's qdisc-wide settings (`SchedulerConfig::Cbq`); the default is Linux's CBQ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CbqParams {
+    /// The link-sharing guideline.
+    pub sharing: CbqSharing,
+}
 
 /// Marks an absent class (no parent, nothing to borrow from).
 const NONE: u32 = u32::MAX;
@@ -202,6 +288,9 @@ struct Slot<P> {
     is_leaf: bool,
     /// Whether the borrow chain reaches the root (no bounded class from here up).
     reaches_root: bool,
+    /// Backlogged leaves whose borrow chain passes through the class, itself included
+    /// (kept under formal link sharing only).
+    backlogged_below: u32,
 }
 
 impl<P> Linked for Slot<P> {
@@ -267,11 +356,19 @@ pub struct Cbq<P> {
     /// (`cbq_update_toplevel`) is due at the next dequeue (Linux `tx_class`,
     /// `tx_borrowed`).
     last_sent: Option<(u32, u32)>,
+    /// The link-sharing guideline.
+    sharing: CbqSharing,
 }
 
 impl<P: Packet> Cbq<P> {
-    /// CBQ for `tree`, with the parameters of the [module docs](self#parameters).
+    /// CBQ for `tree` with Linux's top-level link sharing and the parameters of the
+    /// [module docs](self#parameters).
     pub fn new(tree: &ClassTree) -> Cbq<P> {
+        Cbq::with_params(tree, CbqParams::default())
+    }
+
+    /// CBQ for `tree` with the link-sharing guideline of `settings`.
+    pub fn with_params(tree: &ClassTree, settings: CbqParams) -> Cbq<P> {
         let params = params::derive(tree);
         let classes = tree.classes();
         let mut slots: Vec<Slot<P>> = classes
@@ -293,6 +390,7 @@ impl<P: Packet> Cbq<P> {
                     delayed: false,
                     is_leaf: c.is_leaf(),
                     reaches_root: false,
+                    backlogged_below: 0,
                 }
             })
             .collect();
@@ -315,7 +413,13 @@ impl<P: Packet> Cbq<P> {
             rooted_backlogged: 0,
             any_bounded: params.iter().any(|p| p.bounded),
             last_sent: None,
+            sharing: settings.sharing,
         }
+    }
+
+    /// The link-sharing guideline.
+    pub fn sharing(&self) -> CbqSharing {
+        self.sharing
     }
 
     /// The state of `class` now, or `None` if it is not a class of the tree.
@@ -351,6 +455,37 @@ impl<P: Packet> Cbq<P> {
         self.bands[band].push_back(&mut self.slots, c);
         self.band_len[band] += 1;
         self.nonempty |= 1 << band;
+        if self.sharing == CbqSharing::Formal {
+            self.count_backlog(c, true);
+        }
+    }
+
+    /// Formal link sharing: leaf `c` became backlogged (`up`) or empty; it and every
+    /// class of its borrow chain count it.
+    fn count_backlog(&mut self, c: u32, up: bool) {
+        let mut k = c;
+        while k != NONE {
+            let s = &mut self.slots[k as usize];
+            if up {
+                s.backlogged_below += 1;
+            } else {
+                s.backlogged_below -= 1;
+            }
+            k = s.borrow;
+        }
+    }
+
+    /// Formal link sharing: the lowest level of an *unsatisfied* class at `now` (one
+    /// that is underlimit and has a backlogged leaf whose borrow chain passes through
+    /// it, itself for a leaf), [`NO_CUTOFF`] if none. A class may borrow from an
+    /// ancestor at level `i` only if this is `>= i`. O(classes).
+    fn lowest_unsatisfied(&self, now: Instant) -> u32 {
+        self.slots
+            .iter()
+            .filter(|s| s.backlogged_below > 0 && s.est.is_under(now))
+            .map(|s| s.level)
+            .min()
+            .unwrap_or(NO_CUTOFF)
     }
 
     /// Leaf `c`'s queue has just emptied: it leaves its band's ring.
@@ -366,11 +501,18 @@ impl<P: Packet> Cbq<P> {
         if self.band_len[band] == 0 {
             self.nonempty &= !(1 << band);
         }
+        if self.sharing == CbqSharing::Formal {
+            self.count_backlog(c, false);
+        }
     }
 
     /// `cbq_mark_toplevel`: an arrival to leaf `c` at `now` lowers the cutoff to the
     /// level of the first underlimit class among `c` and its borrow chain below it.
+    /// (Under formal link sharing there is no cutoff.)
     fn mark_toplevel(&mut self, c: u32, now: Instant) {
+        if self.sharing == CbqSharing::Formal {
+            return;
+        }
         let top = self.toplevel;
         let mut c = c;
         while c != NONE && top > self.slots[c as usize].level {
@@ -384,8 +526,9 @@ impl<P: Packet> Cbq<P> {
     }
 
     /// `cbq_under_limit`: the class leaf `leaf` may send through at `now` under the
-    /// current cutoff (itself if underlimit, else its lender), or `None`. Applies the
-    /// overlimit action when the borrow chain ends without a lender.
+    /// current cutoff, or under formal link sharing (itself if underlimit, else its
+    /// lender), or `None`. Applies the overlimit action when the borrow chain ends
+    /// without a lender.
     fn lender(&mut self, leaf: u32, now: Instant) -> Option<u32> {
         let l = leaf as usize;
         if self.slots[l].est.is_under(now) {
@@ -399,6 +542,9 @@ impl<P: Packet> Cbq<P> {
                 return None;
             }
             if s.est.is_under(now) {
+                if self.sharing == CbqSharing::Formal && s.level > self.lowest_unsatisfied(now) {
+                    return None;
+                }
                 self.slots[l].delayed = false;
                 return Some(c);
             }
@@ -486,7 +632,8 @@ impl<P: Packet> Cbq<P> {
     /// `cbq_update_toplevel` for the last packet dequeued, from `leaf` and lent by
     /// `lender`, counting the packets `leaf` has queued now.
     fn update_toplevel(&mut self, leaf: u32, lender: u32) {
-        if self.toplevel >= self.slots[lender as usize].level
+        if self.sharing == CbqSharing::TopLevel
+            && self.toplevel >= self.slots[lender as usize].level
             && self.slots[leaf as usize].queue.len() > 1
         {
             let mut c = lender;

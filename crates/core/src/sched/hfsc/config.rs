@@ -1,11 +1,66 @@
-//! Which curves each class gets: the user's `rt`, `ls` and `ul`, the default
-//! link-sharing curve, and the one configuration H-FSC refuses (an `rt` curve on a class
-//! with children).
+//! H-FSC's settings ([`HfscParams`]) and which curves each class gets: the user's `rt`,
+//! `ls` and `ul`, the default link-sharing curve, and the configurations H-FSC refuses
+//! (an `rt` curve on a class with children, a convex `rt` curve with a sloped start).
+
+use std::fmt;
+use std::str::FromStr;
 
 use crate::curve::ServiceCurve;
 use crate::hierarchy::ClassTree;
 use crate::sched::{BuildError, SchedulerKind, class_problem};
 use crate::share::parent_shares;
+
+/// H-FSC's qdisc-wide settings (`SchedulerConfig::Hfsc`); the default is the paper's
+/// algorithm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HfscParams {
+    /// Where a class restarts its virtual time when it becomes active while its
+    /// parent has other active children.
+    pub restart: VtRestart,
+}
+
+/// The system virtual time `vs_p` at which a class that becomes active under a parent
+/// with other active children anchors its virtual curve (Eq. 12); see the H-FSC
+/// module docs, "The restart rule", for what each costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VtRestart {
+    /// `vs_p = (v_min + v_max) / 2` over the parent's active children: the paper's rule
+    /// (§III-C), and ALTQ's and Linux's (`midpoint`).
+    #[default]
+    Midpoint,
+    /// `vs_p = v_min`, the smallest virtual time of the parent's active children
+    /// (`min`): a returning class is not placed ahead of a sibling that lags.
+    Min,
+}
+
+impl VtRestart {
+    /// Every rule, in the order they are listed to users.
+    pub const ALL: [VtRestart; 2] = [VtRestart::Midpoint, VtRestart::Min];
+
+    /// The name in scenarios (`[link.hfsc] restart`) and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            VtRestart::Midpoint => "midpoint",
+            VtRestart::Min => "min",
+        }
+    }
+}
+
+impl fmt::Display for VtRestart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for VtRestart {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        VtRestart::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown restart rule `{s}`; known: midpoint, min"))
+    }
+}
 
 /// The curves of one class, defaults applied. `None` means the class has no such curve.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -77,7 +77,7 @@ use crate::hierarchy::ClassTree;
 use crate::sched::PollAt;
 use crate::units::{Instant, Rate};
 
-use super::config::Curves;
+use super::config::{Curves, VtRestart};
 
 /// Index of the root (the link).
 const ROOT: usize = 0;
@@ -237,11 +237,18 @@ impl Children {
     }
 
     /// `vs_p` for a child becoming active while the parent has active children, whose
-    /// `waiting` children are up to date (promoted); `vt_of` gives the virtual time of a
-    /// child by class index (needed only for children in `waiting`). See the
-    /// [module docs](self).
+    /// `waiting` children are up to date (promoted), by the `restart` rule; `vt_of`
+    /// gives the virtual time of a child by class index (needed only for children in
+    /// `waiting`). See the [module docs](self).
     #[inline]
-    fn system_virtual_time(&mut self, vt_of: impl Fn(u32) -> u64) -> u64 {
+    fn system_virtual_time(&mut self, restart: VtRestart, vt_of: impl Fn(u32) -> u64) -> u64 {
+        let lo = self
+            .fit
+            .peek()
+            .map_or(self.cvtmin, |(_, v)| v.max(self.cvtmin));
+        if restart == VtRestart::Min {
+            return lo;
+        }
         if !self.vmax_known {
             if self.active as usize <= SCAN && self.waiting.is_empty() {
                 // Few children, all in `fit`, whose keys are their virtual times.
@@ -251,10 +258,6 @@ impl Children {
                 self.sync_latest(vt_of);
             }
         }
-        let lo = self
-            .fit
-            .peek()
-            .map_or(self.cvtmin, |(_, v)| v.max(self.cvtmin));
         let hi = self.vmax.max(lo);
         lo + (hi - lo) / 2
     }
@@ -361,11 +364,14 @@ pub(super) struct LinkSharing {
     /// Whether some class has an upper limit; if not, every fit time is 0, `waiting`
     /// sets stay empty and the packet path skips them.
     limits: bool,
+    /// Where a class restarts when it joins active siblings.
+    restart: VtRestart,
 }
 
 impl LinkSharing {
-    /// The state for `tree` with the resolved `curves` (by class index).
-    pub(super) fn new(tree: &ClassTree, curves: &[Curves]) -> LinkSharing {
+    /// The state for `tree` with the resolved `curves` (by class index), restarting
+    /// classes by `restart`.
+    pub(super) fn new(tree: &ClassTree, curves: &[Curves], restart: VtRestart) -> LinkSharing {
         let mut table = CurveTable::default();
         let mut nodes: Vec<Node> = curves
             .iter()
@@ -438,6 +444,7 @@ impl LinkSharing {
             upper,
             kids,
             limits,
+            restart,
         }
     }
 
@@ -526,8 +533,13 @@ impl LinkSharing {
             return self.kids[at].new_period();
         }
         self.promote_at(at, now);
-        let LinkSharing { nodes, kids, .. } = self;
-        kids[at].system_virtual_time(|c| nodes[c as usize].vt)
+        let LinkSharing {
+            nodes,
+            kids,
+            restart,
+            ..
+        } = self;
+        kids[at].system_virtual_time(*restart, |c| nodes[c as usize].vt)
     }
 
     /// [`LinkSharing::activate`] in a tree without upper limits (every fit time is 0):
@@ -538,6 +550,7 @@ impl LinkSharing {
             nodes,
             kids,
             curves,
+            restart,
             ..
         } = self;
         let mut k = leaf;
@@ -548,7 +561,7 @@ impl LinkSharing {
             let parent = set.owner as usize;
             let parent_was_active = set.any_active();
             let vs = if parent_was_active {
-                set.system_virtual_time(|c| nodes[c as usize].vt)
+                set.system_virtual_time(*restart, |c| nodes[c as usize].vt)
             } else {
                 set.new_period()
             };
