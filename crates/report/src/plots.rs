@@ -481,57 +481,29 @@ mod tests {
     use linkshare_core::sched::SchedulerKind;
     use linkshare_core::units::{Bytes, Rate};
     use linkshare_sim::Simulator;
-    use linkshare_sim::config::{
-        FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule,
-        SimConfig, SourceConfig, Transport,
-    };
+    use linkshare_sim::config::{LinkConfig, NodeId, SimConfig, SourceConfig};
     use std::sync::Arc;
 
     /// `n` leaves under DRR on 10 Mbit/s, leaf `i` sending CBR at `(i + 1)` times
     /// 10 kbit/s for 1 s: leaf `n - 1` delivers the most bytes.
     fn run(n: usize) -> RunResult {
         let rate = Rate::from_mbit(10);
-        let tree = Arc::new(ClassTree::flat(rate, n));
         let duration = Duration::from_secs(1);
-        let config = SimConfig {
-            seed: 1,
-            duration,
-            nodes: vec![
-                NodeConfig { name: "a".into() },
-                NodeConfig { name: "b".into() },
-            ],
-            links: vec![LinkConfig {
-                name: "l".into(),
-                from: NodeId(0),
-                to: NodeId(1),
-                rate,
-                delay: Duration::ZERO,
-                overhead: Bytes::ZERO,
-                classes: Arc::clone(&tree),
-                scheduler: SchedulerKind::Drr.into(),
-                buffer: BufferConfig::default(),
-            }],
-            flows: tree
-                .leaves()
-                .iter()
-                .enumerate()
-                .map(|(i, &class)| FlowConfig {
-                    name: format!("f{i}"),
-                    route: vec![Hop {
-                        link: LinkId(0),
-                        class,
-                    }],
-                    reverse: Vec::new(),
-                    source: SourceConfig::Cbr {
-                        rate: Rate(10_000 * (i as u64 + 1)),
-                        size: 100,
-                    },
-                    transport: Transport::Udp,
-                    schedule: Schedule::always(duration),
-                })
-                .collect(),
-            measure: MeasureConfig::default(),
+        let link = LinkConfig {
+            name: "l".into(),
+            from: NodeId(0),
+            to: NodeId(1),
+            rate,
+            delay: Duration::ZERO,
+            overhead: Bytes::ZERO,
+            classes: Arc::new(ClassTree::flat(rate, n)),
+            scheduler: SchedulerKind::Drr.into(),
+            buffer: BufferConfig::default(),
         };
+        let config = SimConfig::one_flow_per_leaf(link, duration, |i| SourceConfig::Cbr {
+            rate: Rate(10_000 * (i as u64 + 1)),
+            size: 100,
+        });
         Simulator::new(&config).unwrap().run()
     }
 

@@ -530,10 +530,7 @@ mod tests {
     use linkshare_core::testing::hls_fig1;
     use linkshare_core::units::Duration;
     use linkshare_sim::Simulator;
-    use linkshare_sim::config::{
-        FlowConfig, Hop, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SourceConfig,
-        Transport,
-    };
+    use linkshare_sim::config::{NodeId, SourceConfig};
     use std::sync::Arc;
 
     /// HLS's Fig. 1 tree under HDRR, every leaf fed by a Poisson source at 30 % of the
@@ -542,45 +539,23 @@ mod tests {
         let tree = Arc::new(hls_fig1());
         let rate = tree.link_rate();
         let duration = Duration::from_millis(50);
-        SimConfig {
-            seed: 7,
-            duration,
-            nodes: vec![
-                NodeConfig { name: "a".into() },
-                NodeConfig { name: "b".into() },
-            ],
-            links: vec![LinkConfig {
-                name: "l".into(),
-                from: NodeId(0),
-                to: NodeId(1),
-                rate,
-                delay: Duration::ZERO,
-                overhead: Bytes(24),
-                classes: Arc::clone(&tree),
-                scheduler: SchedulerKind::Hdrr.into(),
-                buffer: BufferConfig::default(),
-            }],
-            flows: tree
-                .leaves()
-                .iter()
-                .enumerate()
-                .map(|(i, &class)| FlowConfig {
-                    name: format!("f{i}"),
-                    route: vec![Hop {
-                        link: LinkId(0),
-                        class,
-                    }],
-                    reverse: Vec::new(),
-                    source: SourceConfig::Poisson {
-                        rate: Rate(rate.bps() * 3 / 10),
-                        size: 200 + 300 * i as u32,
-                    },
-                    transport: Transport::Udp,
-                    schedule: Schedule::always(duration),
-                })
-                .collect(),
-            measure: MeasureConfig::default(),
-        }
+        let link = LinkConfig {
+            name: "l".into(),
+            from: NodeId(0),
+            to: NodeId(1),
+            rate,
+            delay: Duration::ZERO,
+            overhead: Bytes(24),
+            classes: Arc::clone(&tree),
+            scheduler: SchedulerKind::Hdrr.into(),
+            buffer: BufferConfig::default(),
+        };
+        let mut config = SimConfig::one_flow_per_leaf(link, duration, |i| SourceConfig::Poisson {
+            rate: Rate(rate.bps() * 3 / 10),
+            size: 200 + 300 * i as u32,
+        });
+        config.seed = 7;
+        config
     }
 
     /// The streamed quality (two passes over the log, arrivals sorted apart) equals the

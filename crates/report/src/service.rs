@@ -398,8 +398,7 @@ pub(crate) mod tests {
     use linkshare_core::units::{Bytes, Duration, Fraction, Rate, Ratio};
     use linkshare_sim::Simulator;
     use linkshare_sim::config::{
-        FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Objective,
-        Schedule, SimConfig, SourceConfig, Transport,
+        LinkConfig, LinkId, MeasureConfig, NodeId, Objective, Schedule, SimConfig, SourceConfig,
     };
     use std::sync::Arc;
 
@@ -414,55 +413,35 @@ pub(crate) mod tests {
         let rate = Rate::from_mbit(LINK_MBIT);
         let tree = Arc::new(ClassTree::flat(rate, 2));
         let duration = Duration::from_secs(1);
-        let config = SimConfig {
-            seed: 1,
-            duration,
-            nodes: vec![
-                NodeConfig { name: "a".into() },
-                NodeConfig { name: "b".into() },
-            ],
-            links: vec![LinkConfig {
-                name: "l".into(),
-                from: NodeId(0),
-                to: NodeId(1),
-                rate,
-                delay: Duration::ZERO,
-                overhead: Bytes::ZERO,
-                classes: Arc::clone(&tree),
-                scheduler: SchedulerKind::Fifo.into(),
-                buffer: BufferConfig {
-                    shared: Some(Limit::Packets(10)),
-                    overflow: Overflow::TailDrop,
-                },
-            }],
-            flows: tree
-                .leaves()
-                .iter()
-                .enumerate()
-                .map(|(i, &class)| FlowConfig {
-                    name: format!("f{i}"),
-                    route: vec![Hop {
-                        link: LinkId(0),
-                        class,
-                    }],
-                    reverse: Vec::new(),
-                    source: SourceConfig::Cbr {
-                        rate: Rate::from_mbit(4 * (i as u64 + 1)),
-                        size: SIZE,
-                    },
-                    transport: Transport::Udp,
-                    schedule: Schedule::always(Duration::from_millis(900)),
-                })
-                .collect(),
-            measure: MeasureConfig {
-                window: Duration::from_millis(100),
-                objectives: vec![Objective {
-                    link: LinkId(0),
-                    class: tree.leaves()[0],
-                    constraints: objectives,
-                }],
-                ..MeasureConfig::default()
+        let link = LinkConfig {
+            name: "l".into(),
+            from: NodeId(0),
+            to: NodeId(1),
+            rate,
+            delay: Duration::ZERO,
+            overhead: Bytes::ZERO,
+            classes: Arc::clone(&tree),
+            scheduler: SchedulerKind::Fifo.into(),
+            buffer: BufferConfig {
+                shared: Some(Limit::Packets(10)),
+                overflow: Overflow::TailDrop,
             },
+        };
+        let mut config = SimConfig::one_flow_per_leaf(link, duration, |i| SourceConfig::Cbr {
+            rate: Rate::from_mbit(4 * (i as u64 + 1)),
+            size: SIZE,
+        });
+        for f in &mut config.flows {
+            f.schedule = Schedule::always(Duration::from_millis(900));
+        }
+        config.measure = MeasureConfig {
+            window: Duration::from_millis(100),
+            objectives: vec![Objective {
+                link: LinkId(0),
+                class: tree.leaves()[0],
+                constraints: objectives,
+            }],
+            ..MeasureConfig::default()
         };
         Simulator::new(&config).unwrap().run()
     }

@@ -14,10 +14,7 @@ use linkshare_core::hierarchy::ClassTree;
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_sim::Simulator;
-use linkshare_sim::config::{
-    FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SimConfig,
-    SourceConfig, Transport,
-};
+use linkshare_sim::config::{LinkConfig, NodeId, SimConfig, SourceConfig};
 
 const CLASSES: usize = 10;
 const SECONDS: u64 = 60;
@@ -25,47 +22,22 @@ const REPETITIONS: usize = 3;
 
 fn bottleneck() -> SimConfig {
     let rate = Rate::from_gbit(1);
-    let tree = Arc::new(ClassTree::flat(rate, CLASSES));
     let duration = Duration::from_secs(SECONDS);
-    SimConfig {
-        seed: 1,
-        duration,
-        nodes: vec![
-            NodeConfig { name: "src".into() },
-            NodeConfig { name: "dst".into() },
-        ],
-        links: vec![LinkConfig {
-            name: "bottleneck".into(),
-            from: NodeId(0),
-            to: NodeId(1),
-            rate,
-            delay: Duration::from_micros(100),
-            overhead: Bytes::ZERO,
-            classes: Arc::clone(&tree),
-            scheduler: SchedulerKind::Drr.into(),
-            buffer: BufferConfig::default(),
-        }],
-        flows: tree
-            .leaves()
-            .iter()
-            .enumerate()
-            .map(|(i, &class)| FlowConfig {
-                name: format!("bulk{i}"),
-                route: vec![Hop {
-                    link: LinkId(0),
-                    class,
-                }],
-                source: SourceConfig::Greedy {
-                    size: 1000,
-                    backlog: 2,
-                },
-                reverse: Vec::new(),
-                transport: Transport::Udp,
-                schedule: Schedule::always(duration),
-            })
-            .collect(),
-        measure: MeasureConfig::default(),
-    }
+    let link = LinkConfig {
+        name: "bottleneck".into(),
+        from: NodeId(0),
+        to: NodeId(1),
+        rate,
+        delay: Duration::from_micros(100),
+        overhead: Bytes::ZERO,
+        classes: Arc::new(ClassTree::flat(rate, CLASSES)),
+        scheduler: SchedulerKind::Drr.into(),
+        buffer: BufferConfig::default(),
+    };
+    SimConfig::one_flow_per_leaf(link, duration, |_| SourceConfig::Greedy {
+        size: 1000,
+        backlog: 2,
+    })
 }
 
 fn main() {

@@ -52,6 +52,50 @@ pub struct SimConfig {
     pub measure: MeasureConfig,
 }
 
+impl SimConfig {
+    /// One link between two nodes, `src` and `dst` (the link's `from` and `to` are set to
+    /// them), and one always-on open-loop (UDP) flow per leaf of its class tree, in leaf
+    /// order: flow `i`, named `f{i}`, sends `source(i)` into leaf `i`. Seed 1, default
+    /// measurement; change the fields for anything else. The shape of most tests and
+    /// benchmarks of a single port.
+    pub fn one_flow_per_leaf(
+        mut link: LinkConfig,
+        duration: Duration,
+        source: impl Fn(usize) -> SourceConfig,
+    ) -> SimConfig {
+        link.from = NodeId(0);
+        link.to = NodeId(1);
+        let flows = link
+            .classes
+            .leaves()
+            .iter()
+            .enumerate()
+            .map(|(i, &class)| FlowConfig {
+                name: format!("f{i}"),
+                route: vec![Hop {
+                    link: LinkId(0),
+                    class,
+                }],
+                reverse: Vec::new(),
+                source: source(i),
+                transport: Transport::Udp,
+                schedule: Schedule::always(duration),
+            })
+            .collect();
+        SimConfig {
+            seed: 1,
+            duration,
+            nodes: vec![
+                NodeConfig { name: "src".into() },
+                NodeConfig { name: "dst".into() },
+            ],
+            links: vec![link],
+            flows,
+            measure: MeasureConfig::default(),
+        }
+    }
+}
+
 /// A host or router.
 #[derive(Clone, Debug)]
 pub struct NodeConfig {
