@@ -4,51 +4,7 @@
 
 mod common;
 
-use common::{TempDir, linkshare, stderr, stdout};
-
-/// Runs `linkshare repro NAME --shorten N --seeds 1 --out o`; returns its output and dir.
-fn run(name: &str, shorten: &str) -> (String, TempDir) {
-    let dir = TempDir::new(name);
-    let o = linkshare(
-        &[
-            "repro",
-            name,
-            "--shorten",
-            shorten,
-            "--seeds",
-            "1",
-            "--out",
-            "o",
-        ],
-        dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    (stdout(&o), dir)
-}
-
-/// Every verdict line ends in a computed verdict, and the count line is there.
-fn assert_verdicts(text: &str, title: &str) {
-    assert!(text.contains(title), "{text}");
-    // The rows between the table's rule and the count line `N of M reproduced`.
-    let is_count = |l: &str| l.ends_with(" reproduced") && !l.contains("  ");
-    let rows: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("result "))
-        .skip(2)
-        .take_while(|l| !is_count(l))
-        .collect();
-    assert!(!rows.is_empty(), "no verdict rows in\n{text}");
-    for r in &rows {
-        assert!(
-            r.trim_end().ends_with("reproduced")
-                || r.trim_end().ends_with("DIFFERS")
-                || r.trim_end().ends_with("not measured")
-                || r.trim_end().ends_with("(reconstruction-sensitive)"),
-            "a row without a verdict: {r}"
-        );
-    }
-    assert!(text.contains(" reproduced\n"), "{text}");
-}
+use common::{assert_verdicts, repro_shortened as run};
 
 #[test]
 fn table1_prints_the_papers_numbers_beside_ours() {

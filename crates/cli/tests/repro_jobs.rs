@@ -5,50 +5,7 @@
 
 mod common;
 
-use common::{TempDir, linkshare, stderr, stdout};
-
-/// Runs `linkshare repro NAME --shorten N --seeds 1 --out o`; returns its output and dir.
-fn run(name: &str, shorten: &str) -> (String, TempDir) {
-    let dir = TempDir::new(name);
-    let o = linkshare(
-        &[
-            "repro",
-            name,
-            "--shorten",
-            shorten,
-            "--seeds",
-            "1",
-            "--out",
-            "o",
-        ],
-        dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    (stdout(&o), dir)
-}
-
-/// Every row of the verdict table titled `title` ends in a computed verdict.
-fn assert_verdicts(text: &str, title: &str) -> usize {
-    let table: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.contains(title))
-        .skip_while(|l| !l.starts_with("result "))
-        .skip(2)
-        .take_while(|l| !l.ends_with(" reproduced") || l.contains("  "))
-        .collect();
-    assert!(!table.is_empty(), "no verdict rows in\n{text}");
-    for r in &table {
-        let r = r.trim_end();
-        assert!(
-            r.ends_with("reproduced")
-                || r.ends_with("DIFFERS")
-                || r.ends_with("sensitive)")
-                || r.ends_with("not measured"),
-            "a row without a verdict: {r}"
-        );
-    }
-    table.len()
-}
+use common::{assert_verdicts, repro_shortened as run};
 
 #[test]
 fn exp1_prints_reconstructions_and_verdicts() {
