@@ -1,7 +1,7 @@
 //! Filters: u32, flower and matchall, read into the shaper's classifier's matches.
 
 use linkshare_classify::frame::{ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, proto};
-use linkshare_classify::{DscpSet, Match, PortRange, Prefix};
+use linkshare_classify::{DscpSet, Match, PortRange};
 
 use super::{Args, FilterAt, Head, Importer};
 use crate::model::{Handle, TcFilter};
@@ -244,21 +244,12 @@ impl Importer {
                     let Some(v) = value else {
                         return self.missing(field);
                     };
-                    match v.text.parse::<Prefix>() {
-                        Ok(p) => {
-                            let slot = if field.text == "src" {
-                                &mut m.src
-                            } else {
-                                &mut m.dst
-                            };
-                            *slot = Some(p);
-                            true
-                        }
-                        Err(e) => {
-                            self.problem(v, &field.text, e.to_string(), "");
-                            false
-                        }
-                    }
+                    let slot = if field.text == "src" {
+                        &mut m.src
+                    } else {
+                        &mut m.dst
+                    };
+                    self.parse_into(field, v, slot)
                 }
                 ("ip" | "ip6" | "tcp" | "udp", "sport" | "dport" | "src" | "dst") => {
                     let Some((v, mask)) = self.value_mask(value, args.take(), field) else {
@@ -380,6 +371,25 @@ impl Importer {
         }
     }
 
+    /// Parses `v` into `slot` (a flower match on `key`); a value that does not parse is
+    /// a problem at `v` with the parser's message. Whether it parsed.
+    fn parse_into<T>(&mut self, key: &Word, v: &Word, slot: &mut Option<T>) -> bool
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match v.text.parse::<T>() {
+            Ok(value) => {
+                *slot = Some(value);
+                true
+            }
+            Err(e) => {
+                self.problem(v, &key.text, e.to_string(), "");
+                false
+            }
+        }
+    }
+
     fn flower_filter<'c>(
         &mut self,
         cmd: &Command,
@@ -419,34 +429,10 @@ impl Importer {
                         false
                     }
                 }
-                "src_ip" | "dst_ip" => match v.text.parse::<Prefix>() {
-                    Ok(p) => {
-                        if key.text == "src_ip" {
-                            m.src = Some(p);
-                        } else {
-                            m.dst = Some(p);
-                        }
-                        true
-                    }
-                    Err(e) => {
-                        self.problem(v, &key.text, e.to_string(), "");
-                        false
-                    }
-                },
-                "src_port" | "dst_port" => match v.text.parse::<PortRange>() {
-                    Ok(r) => {
-                        if key.text == "src_port" {
-                            m.sport = Some(r);
-                        } else {
-                            m.dport = Some(r);
-                        }
-                        true
-                    }
-                    Err(e) => {
-                        self.problem(v, &key.text, e.to_string(), "");
-                        false
-                    }
-                },
+                "src_ip" => self.parse_into(key, v, &mut m.src),
+                "dst_ip" => self.parse_into(key, v, &mut m.dst),
+                "src_port" => self.parse_into(key, v, &mut m.sport),
+                "dst_port" => self.parse_into(key, v, &mut m.dport),
                 "vlan_id" => match v.text.parse::<u16>() {
                     Ok(id) if id < 4096 => {
                         m.vlan = Some(id);
