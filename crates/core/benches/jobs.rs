@@ -128,52 +128,14 @@ fn pairs(bencher: Bencher<'_, '_>, set: u32, sampling: u32, mode: Mode) {
     bencher.bench_local(pair);
 }
 
-/// The paper's controller (the default), `γ = ½`.
-mod paper {
-    use super::*;
-
-    #[divan::bench(args = SAMPLING)]
-    fn set1(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 1, sampling, Mode::PAPER);
-    }
-
-    #[divan::bench(args = SAMPLING)]
-    fn set2(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 2, sampling, Mode::PAPER);
-    }
-
-    #[divan::bench(args = SAMPLING)]
-    fn set3(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 3, sampling, Mode::PAPER);
-    }
-
-    #[divan::bench(args = SAMPLING)]
-    fn set4(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 4, sampling, Mode::PAPER);
-    }
+/// The paper's controller (the default), `γ = ½`: constraint set `SET` of Table 3.
+#[divan::bench(consts = [1, 2, 3, 4], args = SAMPLING)]
+fn paper<const SET: u32>(bencher: Bencher<'_, '_>, sampling: u32) {
+    pairs(bencher, SET, sampling, Mode::PAPER);
 }
 
-/// ALTQ's controller.
-mod reference {
-    use super::*;
-
-    #[divan::bench(args = SAMPLING)]
-    fn set1(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 1, sampling, Mode::REFERENCE);
-    }
-
-    #[divan::bench(args = SAMPLING)]
-    fn set2(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 2, sampling, Mode::REFERENCE);
-    }
-
-    #[divan::bench(args = SAMPLING)]
-    fn set3(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 3, sampling, Mode::REFERENCE);
-    }
-
-    #[divan::bench(args = SAMPLING)]
-    fn set4(bencher: Bencher<'_, '_>, sampling: u32) {
-        pairs(bencher, 4, sampling, Mode::REFERENCE);
-    }
+/// ALTQ's controller: constraint set `SET` of Table 3.
+#[divan::bench(consts = [1, 2, 3, 4], args = SAMPLING)]
+fn reference<const SET: u32>(bencher: Bencher<'_, '_>, sampling: u32) {
+    pairs(bencher, SET, sampling, Mode::REFERENCE);
 }
