@@ -18,6 +18,14 @@
 //!
 //! `state` is `active` for the classes of the running configuration and `removed` for
 //! classes a reload removed (their final counters).
+//!
+//! With a reverse tree (`[shaper] reverse`), its series carry one more label,
+//! `direction="reverse"`: class counters, backlog and rate, the pacing histogram, the
+//! pool, and the per-direction datapath counters (frames read, sent, unparsed,
+//! offloads). The forward tree's series keep the labels above and no `direction`, so
+//! that scrapes and dashboards written for a one-tree shaper read the same numbers
+//! (select the forward tree alone with `direction=""`). The loop's own counters (turns,
+//! sleeps, reloads, ring drops) are not per direction.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -73,24 +81,48 @@ fn gauge(
     Ok(())
 }
 
+/// The trees of a snapshot with the labels that tell them apart: none for the forward
+/// tree (its series are those of a shaper without a reverse tree), `direction="reverse"`
+/// for the reverse one.
+fn trees(s: &Snapshot) -> Vec<(&Snapshot, Labels<'static>)> {
+    let mut trees = vec![(s, Vec::new())];
+    if let Some(r) = &s.reverse {
+        trees.push((r.as_ref(), vec![("direction", "reverse")]));
+    }
+    trees
+}
+
+/// `base` followed by `more`.
+fn with<'a>(base: &Labels<'a>, more: &[(&'static str, &'a str)]) -> Labels<'a> {
+    let mut l = base.clone();
+    l.extend_from_slice(more);
+    l
+}
+
 impl Collector for SnapshotCollector {
     fn encode(&self, mut e: DescriptorEncoder<'_>) -> std::fmt::Result {
         let snap = self.0.lock().ok().and_then(|s| s.clone());
         let Some(s) = snap else {
             return Ok(());
         };
-        let classes: Vec<(&str, &str, &Counters)> = s
-            .classes
+        let trees = trees(&s);
+        // Every class of both trees: its labels (class, state, direction) and counters.
+        let classes: Vec<(Labels<'_>, &Counters)> = trees
             .iter()
-            .filter(|c| c.leaf)
-            .map(|c| (c.name.as_str(), "active", &c.counters))
-            .chain(s.removed.iter().map(|(n, c)| (n.as_str(), "removed", c)))
+            .flat_map(|(t, dir)| {
+                let active = t
+                    .classes
+                    .iter()
+                    .filter(|c| c.leaf)
+                    .map(|c| (c.name.as_str(), "active", &c.counters));
+                let removed = t.removed.iter().map(|(n, c)| (n.as_str(), "removed", c));
+                active
+                    .chain(removed)
+                    .map(move |(n, st, c)| (with(&vec![("class", n), ("state", st)], dir), c))
+            })
             .collect();
         let per = |f: &dyn Fn(&Counters) -> u64| -> Vec<(Labels<'_>, u64)> {
-            classes
-                .iter()
-                .map(|(n, st, c)| (vec![("class", *n), ("state", *st)], f(c)))
-                .collect()
+            classes.iter().map(|(l, c)| (l.clone(), f(c))).collect()
         };
         counter(
             &mut e,
@@ -107,23 +139,23 @@ impl Collector for SnapshotCollector {
         counter(
             &mut e,
             "linkshare_class_sent_packets",
-            "Frames of the class handed to the kernel on the out interface",
+            "Frames of the class handed to the kernel (on out; on in for the reverse tree)",
             &per(&|c| c.dequeued.packets),
         )?;
         counter(
             &mut e,
             "linkshare_class_sent_bytes",
-            "Bytes of the class handed to the kernel on the out interface",
+            "Bytes of the class handed to the kernel (on out; on in for the reverse tree)",
             &per(&|c| c.dequeued.bytes),
         )?;
         let drops = |bytes: bool| -> Vec<(Labels<'_>, u64)> {
             classes
                 .iter()
-                .flat_map(|(n, st, c)| {
+                .flat_map(|(l, c)| {
                     DropReason::ALL.iter().map(move |r| {
                         let d = c.dropped(*r);
                         (
-                            vec![("class", *n), ("state", *st), ("reason", r.as_str())],
+                            with(l, &[("reason", r.as_str())]),
                             if bytes { d.bytes } else { d.packets },
                         )
                     })
@@ -145,13 +177,13 @@ impl Collector for SnapshotCollector {
         let backlog = |bytes: bool| -> Vec<(Labels<'_>, f64)> {
             classes
                 .iter()
-                .map(|(n, st, c)| {
+                .map(|(l, c)| {
                     let q = if bytes {
                         c.queued.bytes
                     } else {
                         c.queued.packets
                     };
-                    (vec![("class", *n), ("state", *st)], q as f64)
+                    (l.clone(), q as f64)
                 })
                 .collect()
         };
@@ -167,10 +199,13 @@ impl Collector for SnapshotCollector {
             "Bytes queued in the class now",
             &backlog(true),
         )?;
-        let rates: Vec<(Labels<'_>, f64)> = s
-            .classes
+        let rates: Vec<(Labels<'_>, f64)> = trees
             .iter()
-            .map(|c| (vec![("class", c.name.as_str())], c.rate_bps))
+            .flat_map(|(t, dir)| {
+                t.classes
+                    .iter()
+                    .map(move |c| (with(&vec![("class", c.name.as_str())], dir), c.rate_bps))
+            })
             .collect();
         gauge(
             &mut e,
@@ -185,40 +220,46 @@ impl Collector for SnapshotCollector {
                 None,
                 MetricType::Histogram,
             )?;
-            // Exported at every power of two (the histogram has four buckets per power);
-            // the encoder wants each bucket's own count and accumulates them.
-            let mut buckets: Vec<(f64, u64)> = Vec::new();
-            let mut pending = 0;
-            for (bound, c) in s.pacing.buckets() {
-                pending += c;
-                if bound.is_power_of_two() {
-                    buckets.push((bound as f64 / 1e9, pending));
-                    pending = 0;
+            for (t, dir) in &trees {
+                // Exported at every power of two (the histogram has four buckets per
+                // power); the encoder wants each bucket's own count and accumulates them.
+                let mut buckets: Vec<(f64, u64)> = Vec::new();
+                let mut pending = 0;
+                for (bound, c) in t.pacing.buckets() {
+                    pending += c;
+                    if bound.is_power_of_two() {
+                        buckets.push((bound as f64 / 1e9, pending));
+                        pending = 0;
+                    }
                 }
+                if let Some(last) = buckets.last_mut() {
+                    last.1 += pending;
+                }
+                let sum = t.pacing.sum_ns() as f64 / 1e9;
+                m.encode_family(dir)?
+                    .encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+                        sum,
+                        t.pacing.count(),
+                        &buckets,
+                        None,
+                    )?;
             }
-            if let Some(last) = buckets.last_mut() {
-                last.1 += pending;
-            }
-            let sum = s.pacing.sum_ns() as f64 / 1e9;
-            m.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
-                sum,
-                s.pacing.count(),
-                &buckets,
-                None,
-            )?;
         }
-        gauge(
-            &mut e,
-            "linkshare_pool_frames",
-            "Frame pool slots",
-            &[
-                (vec![("state", "capacity")], s.pool.capacity as f64),
-                (vec![("state", "in_use")], s.pool.in_use as f64),
-                (vec![("state", "high_water")], s.pool.high_water as f64),
-            ],
-        )?;
+        let pool: Vec<(Labels<'_>, f64)> = trees
+            .iter()
+            .flat_map(|(t, dir)| {
+                [
+                    ("capacity", t.pool.capacity),
+                    ("in_use", t.pool.in_use),
+                    ("high_water", t.pool.high_water),
+                ]
+                .map(|(st, v)| (with(&vec![("state", st)], dir), v as f64))
+            })
+            .collect();
+        gauge(&mut e, "linkshare_pool_frames", "Frame pool slots", &pool)?;
         let d = &s.stats;
         let none: Labels<'_> = Vec::new();
+        // Counted by the loop, in the forward tree's stats only.
         for (name, help, v) in [
             (
                 "linkshare_datapath_loops",
@@ -230,59 +271,74 @@ impl Collector for SnapshotCollector {
                 "Times the datapath slept",
                 d.sleeps,
             ),
+        ] {
+            counter(&mut e, name, help, &[(none.clone(), v)])?;
+        }
+        // Counted per direction.
+        type Field = fn(&crate::snapshot::DatapathStats) -> u64;
+        let per_direction: [(&str, &str, Field); 9] = [
             (
                 "linkshare_datapath_rx_frames",
-                "Frames read on the in interface",
-                d.rx_frames,
+                "Frames read on the in interface (on out for the reverse tree)",
+                |d| d.rx_frames,
             ),
             (
                 "linkshare_datapath_rx_bytes",
-                "Bytes read on the in interface",
-                d.rx_bytes,
+                "Bytes read on the in interface (on out for the reverse tree)",
+                |d| d.rx_bytes,
             ),
             (
                 "linkshare_datapath_rx_errors",
                 "Frames lost reading the copy path",
-                d.rx_errors,
+                |d| d.rx_errors,
             ),
             (
                 "linkshare_datapath_segmented_frames",
                 "Super-frames cut into segments",
-                d.segmented,
+                |d| d.segmented,
             ),
             (
                 "linkshare_datapath_segments",
                 "Segments cut from super-frames",
-                d.segments,
+                |d| d.segments,
             ),
             (
                 "linkshare_datapath_checksums_completed",
                 "Partial checksums completed",
-                d.checksums_completed,
+                |d| d.checksums_completed,
             ),
             (
                 "linkshare_datapath_tx_frames",
-                "Frames handed to the kernel on the out interface",
-                d.tx_frames,
+                "Frames handed to the kernel on the out interface (on in for the reverse tree)",
+                |d| d.tx_frames,
             ),
             (
                 "linkshare_datapath_tx_errors",
-                "Frames the kernel refused on the out interface",
-                d.tx_errors,
+                "Frames the kernel refused on the out interface (on in for the reverse tree)",
+                |d| d.tx_errors,
             ),
             (
                 "linkshare_datapath_tx_calls",
-                "sendmmsg calls on the out interface",
-                d.tx_calls,
+                "sendmmsg calls on the out interface (on in for the reverse tree)",
+                |d| d.tx_calls,
             ),
+        ];
+        for (name, help, field) in per_direction {
+            let rows: Vec<(Labels<'_>, u64)> = trees
+                .iter()
+                .map(|(t, dir)| (dir.clone(), field(&t.stats)))
+                .collect();
+            counter(&mut e, name, help, &rows)?;
+        }
+        for (name, help, v) in [
             (
                 "linkshare_datapath_reverse_frames",
-                "Frames passed back from out to in",
+                "Frames passed back unshaped from out to in (no reverse tree)",
                 d.reverse_frames,
             ),
             (
                 "linkshare_datapath_reverse_errors",
-                "Frames passed back that the kernel refused",
+                "Frames passed back unshaped that the kernel refused",
                 d.reverse_errors,
             ),
             (
@@ -298,10 +354,14 @@ impl Collector for SnapshotCollector {
         ] {
             counter(&mut e, name, help, &[(none.clone(), v)])?;
         }
-        let unparsed: Vec<(Labels<'_>, u64)> = UNPARSED_REASONS
+        let unparsed: Vec<(Labels<'_>, u64)> = trees
             .iter()
-            .zip(d.unparsed)
-            .map(|((_, name), v)| (vec![("reason", *name)], v))
+            .flat_map(|(t, dir)| {
+                UNPARSED_REASONS
+                    .iter()
+                    .zip(t.stats.unparsed)
+                    .map(move |((_, name), v)| (with(&vec![("reason", *name)], dir), v))
+            })
             .collect();
         counter(
             &mut e,

@@ -104,11 +104,20 @@ pub struct Snapshot {
     pub pool: PoolStats,
     /// Pacing error: actual minus scheduled start of each transmission.
     pub pacing: Histogram,
+    /// The reverse tree's snapshot, when one is configured: its `interfaces` are
+    /// (`out`, `in`), its `stats` count the frames read on `out` and sent on `in`; the
+    /// loop's own counters (turns, sleeps, reloads, ring drops) are in this, the
+    /// forward snapshot, only.
+    pub reverse: Option<Box<Snapshot>>,
 }
 
 impl Snapshot {
-    /// Checks the identities in every class, removed ones included.
+    /// Checks the identities in every class of both trees, removed ones included.
     pub fn check_conservation(&self) -> Result<(), String> {
+        if let Some(r) = &self.reverse {
+            r.check_conservation()
+                .map_err(|e| format!("reverse tree: {e}"))?;
+        }
         for c in &self.classes {
             c.counters.check_identities(&c.name)?;
         }
