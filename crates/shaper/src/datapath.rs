@@ -30,7 +30,7 @@ use crate::frames::pieces;
 use crate::hist::Histogram;
 use crate::pool::{Frame, FramePool};
 use crate::snapshot::{ClassSnapshot, DatapathStats, PoolStats, Snapshot};
-use crate::sys::clock::{Timer, monotonic_ns, poll_readable};
+use crate::sys::clock::{Timer, monotonic_ns, poll_readable, thread_cpu_ns};
 use crate::sys::rx::RxRing;
 use crate::sys::tx::{BATCH, TxSocket};
 
@@ -565,6 +565,10 @@ impl Datapath {
     /// The numbers now (the reverse tree's in [`Snapshot::reverse`]); with `delays`,
     /// each class's delay statistics too (for a summary: allocates more).
     pub(crate) fn snapshot(&mut self, now: Instant, delays: bool) -> Snapshot {
+        (
+            self.forward.stats.cpu_user_ns,
+            self.forward.stats.cpu_system_ns,
+        ) = thread_cpu_ns();
         let (inp, out) = self.interfaces.clone();
         let mut snap =
             self.forward

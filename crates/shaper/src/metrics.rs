@@ -15,6 +15,7 @@
 //! | `linkshare_pacing_error_seconds` | | histogram: actual − scheduled start |
 //! | `linkshare_pool_frames` | state (capacity, in_use, high_water) | the frame pool |
 //! | `linkshare_datapath_*_total` | | loop turns, sleeps, frames, unparsed (by reason), offloads, ring drops |
+//! | `linkshare_datapath_cpu_seconds_total` | mode (user, system) | CPU time of the datapath thread |
 //!
 //! `state` is `active` for the classes of the running configuration and `removed` for
 //! classes a reload removed (their final counters).
@@ -353,6 +354,18 @@ impl Collector for SnapshotCollector {
             ),
         ] {
             counter(&mut e, name, help, &[(none.clone(), v)])?;
+        }
+        {
+            let mut m = e.encode_descriptor(
+                "linkshare_datapath_cpu_seconds",
+                "CPU time of the datapath thread, by mode (system: in the kernel)",
+                None,
+                MetricType::Counter,
+            )?;
+            for (mode, ns) in [("user", d.cpu_user_ns), ("system", d.cpu_system_ns)] {
+                ConstCounter::new(ns as f64 / 1e9)
+                    .encode(m.encode_family(&vec![("mode", mode)])?)?;
+            }
         }
         let unparsed: Vec<(Labels<'_>, u64)> = trees
             .iter()

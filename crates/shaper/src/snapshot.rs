@@ -68,6 +68,11 @@ pub struct DatapathStats {
     pub reloads: u64,
     /// Reloads refused (invalid configuration).
     pub reload_failures: u64,
+    /// CPU time of the datapath thread in user space, nanoseconds (both trees).
+    pub cpu_user_ns: u64,
+    /// CPU time of the datapath thread in the kernel (its system calls, and what the
+    /// kernel does in them: a veth delivers to the peer's stack there), nanoseconds.
+    pub cpu_system_ns: u64,
 }
 
 /// The frame pool.
