@@ -15,8 +15,10 @@
 //! the process, over the middle 60 % of the run. The datapath thread's own CPU time
 //! (`getrusage(RUSAGE_THREAD)`, user and system, over the whole run, from the final
 //! snapshot) per frame it sent is printed beside it, with its inverse (frames per CPU
-//! second of the datapath alone) and the frames per loop turn (how much each wake-up
-//! found: the generator's pace shows here).
+//! second of the datapath alone), and so is its busy time (the wall time of the loop's
+//! turns that found work: what forwarding costs without the waiting between frames,
+//! the closest to the capacity of a saturated shaper that a generator slower than the
+//! shaper can show).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -52,7 +54,7 @@ fn main() {
         return;
     }
     println!(
-        "configuration                      forwarded pps   shaper CPU   pps per core   datapath ns/frame (user sys all)   frames/CPU-s   frames/turn"
+        "configuration                      forwarded pps   shaper CPU   pps per core   datapath CPU ns/frame (user sys all)   frames/CPU-s   busy ns/frame   frames/busy-s"
     );
     bed.kernel_bridge().unwrap();
     report("kernel bridge", run(&bed, secs, 64, 0.0, None));
@@ -101,8 +103,9 @@ fn report(name: &str, o: Outcome) {
                 d.cpu_user_ns as f64 / frames,
                 d.cpu_system_ns as f64 / frames,
             );
+            let busy = d.busy_ns as f64 / frames;
             println!(
-                "{name:<34} {:>13.0}   {:>9.0} %   {:>12.0}   {:>8.0} {:>8.0} {:>8.0}   {:>10.0}   {:>6.1}",
+                "{name:<34} {:>13.0}   {:>9.0} %   {:>12.0}   {:>6.0} {:>6.0} {:>6.0}   {:>10.0}   {:>6.0}   {:>10.0}",
                 o.pps,
                 cpu * 100.0,
                 o.pps / cpu.max(1e-9),
@@ -110,7 +113,8 @@ fn report(name: &str, o: Outcome) {
                 sys,
                 user + sys,
                 1e9 / (user + sys).max(1e-9),
-                frames / (d.loops.max(1) as f64),
+                busy,
+                1e9 / busy.max(1e-9),
             )
         }
         _ => println!("{name:<34} {:>13.0}   {:>11}   {:>12}", o.pps, "-", "-"),

@@ -11,7 +11,11 @@
 //! instant (`Busy`/`Wait`), a frame, a signal or the next metrics snapshot — sleeping on
 //! an absolute monotonic deadline (`timerfd`) when it is further than `spin` away and
 //! spinning when it is near (`sleep-spin`), always spinning (`spin`), or always
-//! sleeping (`sleep`).
+//! sleeping (`sleep`). `sleep-spin` also spins for `spin` after the last turn that
+//! found work before it sleeps: frames come in bursts, and a wake-up (a `poll`, a
+//! context switch) costs several microseconds, more than forwarding a frame
+//! (`BENCHMARKS.md`, "Shaper": one sleep per frame was most of the datapath's CPU
+//! time).
 
 use std::os::fd::AsFd;
 use std::sync::Arc;
@@ -373,6 +377,10 @@ pub(crate) struct Datapath {
     timer: Timer,
     /// When the last snapshot was published.
     last_publish: Instant,
+    /// When the last turn that did work started, until the next turn counts it busy.
+    working_since: Option<Instant>,
+    /// When the last turn that did work started.
+    last_work: Instant,
 }
 
 impl std::fmt::Debug for Datapath {
@@ -439,6 +447,8 @@ impl Datapath {
             rev_buf,
             timer: Timer::new()?,
             last_publish: Instant::ZERO,
+            working_since: None,
+            last_work: Instant::ZERO,
         })
     }
 
@@ -466,6 +476,9 @@ impl Datapath {
                 }
             }
             let now = self.now();
+            if let Some(start) = self.working_since.take() {
+                self.forward.stats.busy_ns += now.since(start).as_nanos();
+            }
             let mut work = self.forward.receive(&mut self.rx_in, now, self.max_frame);
             let mut next = self.forward.transmit(now, &self.tx_out);
             work += self.forward.flush(&self.tx_out);
@@ -491,7 +504,12 @@ impl Datapath {
                 self.last_publish = now;
                 publish(snap);
             }
-            if work > 0 || self.pacing_mode == PacingMode::Spin {
+            if work > 0 {
+                self.working_since = Some(now);
+                self.last_work = now;
+                continue;
+            }
+            if self.pacing_mode == PacingMode::Spin {
                 continue;
             }
             let deadline = next.map_or(publish_at, |t| t.min(publish_at));
@@ -503,9 +521,14 @@ impl Datapath {
             if wake_at <= now {
                 continue; // near the deadline: spin
             }
+            if self.pacing_mode == PacingMode::SleepSpin
+                && now < self.last_work.saturating_add(self.spin)
+            {
+                continue; // frames came a moment ago: more are likely, spin
+            }
             self.timer.arm(self.origin_ns + wake_at.as_nanos())?;
             self.forward.stats.sleeps += 1;
-            let [_, _, timer, _] = poll_readable(
+            let [_, _, timer, woken] = poll_readable(
                 [
                     self.rx_in.fd().as_fd(),
                     self.rx_out.fd().as_fd(),
@@ -517,8 +540,10 @@ impl Datapath {
             if timer {
                 self.timer.clear();
             }
-            let mut drain = [0u8; 64];
-            let _ = std::io::Read::read(&mut &signals.wake, &mut drain);
+            if woken {
+                let mut drain = [0u8; 64];
+                let _ = std::io::Read::read(&mut &signals.wake, &mut drain);
+            }
         }
     }
 

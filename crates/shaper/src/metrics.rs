@@ -16,6 +16,7 @@
 //! | `linkshare_pool_frames` | state (capacity, in_use, high_water) | the frame pool |
 //! | `linkshare_datapath_*_total` | | loop turns, sleeps, frames, unparsed (by reason), offloads, ring drops |
 //! | `linkshare_datapath_cpu_seconds_total` | mode (user, system) | CPU time of the datapath thread |
+//! | `linkshare_datapath_busy_seconds_total` | | wall time of the loop's turns that found work |
 //!
 //! `state` is `active` for the classes of the running configuration and `removed` for
 //! classes a reload removed (their final counters).
@@ -367,6 +368,12 @@ impl Collector for SnapshotCollector {
                     .encode(m.encode_family(&vec![("mode", mode)])?)?;
             }
         }
+        ConstCounter::new(d.busy_ns as f64 / 1e9).encode(e.encode_descriptor(
+            "linkshare_datapath_busy_seconds",
+            "Wall time of the datapath loop's turns that found work",
+            None,
+            MetricType::Counter,
+        )?)?;
         let unparsed: Vec<(Labels<'_>, u64)> = trees
             .iter()
             .flat_map(|(t, dir)| {
@@ -437,4 +444,105 @@ pub(crate) fn serve(addr: SocketAddr, shared: Shared) -> std::io::Result<JoinHan
                 let _ = request.respond(response);
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use linkshare_core::stats::Count;
+    use linkshare_core::units::Rate;
+
+    use super::*;
+    use crate::hist::Histogram;
+    use crate::snapshot::{ClassSnapshot, DatapathStats, PoolStats};
+
+    /// A tree of one leaf `leaf` that received 10 frames and sent 7 (3 queued).
+    fn tree(leaf: &str, from: &str, to: &str) -> Snapshot {
+        let mut c = Counters::default();
+        c.arrived = Count {
+            packets: 10,
+            bytes: 1000,
+        };
+        c.enqueued = c.arrived;
+        c.dequeued = Count {
+            packets: 7,
+            bytes: 700,
+        };
+        c.queued = Count {
+            packets: 3,
+            bytes: 300,
+        };
+        let mut pacing = Histogram::default();
+        pacing.record(Duration::from_micros(3));
+        Snapshot {
+            name: leaf.to_owned(),
+            scheduler: "fifo",
+            rate: Rate::from_mbit(10),
+            interfaces: (from.to_owned(), to.to_owned()),
+            uptime: Duration::from_millis(1500),
+            classes: vec![ClassSnapshot {
+                name: leaf.to_owned(),
+                parent: None,
+                leaf: true,
+                counters: c,
+                rate_bps: 0.0,
+                delay: None,
+            }],
+            removed: Vec::new(),
+            stats: DatapathStats {
+                rx_frames: 10,
+                ..DatapathStats::default()
+            },
+            pool: PoolStats {
+                capacity: 64,
+                in_use: 3,
+                high_water: 5,
+            },
+            pacing,
+            reverse: None,
+        }
+    }
+
+    fn encode(s: Snapshot) -> String {
+        let shared: Shared = Arc::new(Mutex::new(Some(Arc::new(s))));
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(SnapshotCollector(shared)));
+        let mut body = String::new();
+        prometheus_client::encoding::text::encode(&mut body, &registry).unwrap();
+        body
+    }
+
+    /// With a reverse tree, each family is described once and holds both trees'
+    /// series; the forward tree's series are exactly those of a one-tree shaper.
+    #[test]
+    fn the_reverse_tree_is_labelled_and_the_forward_one_unchanged() {
+        let one = encode(tree("up", "si", "so"));
+        let mut both = tree("up", "si", "so");
+        both.reverse = Some(Box::new(tree("down", "so", "si")));
+        let both = encode(both);
+        for line in one.lines().filter(|l| !l.starts_with('#')) {
+            if line.starts_with("linkshare_uptime") || line.starts_with("linkshare_datapath_cpu") {
+                continue;
+            }
+            assert!(both.contains(line), "{line} is gone:\n{both}");
+        }
+        let helps: Vec<&str> = both.lines().filter(|l| l.starts_with("# HELP")).collect();
+        let mut unique = helps.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(
+            helps.len(),
+            unique.len(),
+            "a family described twice:\n{both}"
+        );
+        for want in [
+            "linkshare_class_sent_packets_total{class=\"down\",state=\"active\",direction=\"reverse\"} 7",
+            "linkshare_class_backlog_packets{class=\"down\",state=\"active\",direction=\"reverse\"} 3",
+            "linkshare_pool_frames{state=\"in_use\",direction=\"reverse\"} 3",
+            "linkshare_datapath_rx_frames_total{direction=\"reverse\"} 10",
+            "linkshare_pacing_error_seconds_count{direction=\"reverse\"} 1",
+            "linkshare_pacing_error_seconds_count 1",
+        ] {
+            assert!(both.contains(want), "no {want} in:\n{both}");
+        }
+    }
 }

@@ -68,6 +68,10 @@ pub struct DatapathStats {
     pub reloads: u64,
     /// Reloads refused (invalid configuration).
     pub reload_failures: u64,
+    /// Wall time of the loop turns that found work, nanoseconds: the datapath's busy
+    /// time (frames sent per busy second is its forwarding capacity, whatever pace the
+    /// traffic comes at).
+    pub busy_ns: u64,
     /// CPU time of the datapath thread in user space, nanoseconds (both trees).
     pub cpu_user_ns: u64,
     /// CPU time of the datapath thread in the kernel (its system calls, and what the

@@ -44,7 +44,8 @@ pub(crate) const DEFAULT_SPIN: Duration = Duration::from_micros(50);
 /// How the shaper waits for a packet's departure time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacingMode {
-    /// Sleep on an absolute monotonic deadline until `spin` before it, then spin.
+    /// Sleep on an absolute monotonic deadline until `spin` before it, then spin; after
+    /// the last frame, keep polling for `spin` before sleeping.
     SleepSpin,
     /// Never sleep: poll the rings and the clock continuously (lowest pacing error, one
     /// core busy all the time).
