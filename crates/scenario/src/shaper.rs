@@ -40,8 +40,8 @@ pub struct ShaperSettings {
     pub pool: u32,
     /// `pacing`: how departures are waited for.
     pub pacing: PacingMode,
-    /// `spin`: how long before a deadline `sleep-spin` stops sleeping and spins, and how
-    /// long after the last frame it keeps polling before it sleeps.
+    /// `spin`: how long before a deadline `sleep-spin` stops sleeping and spins (and, if
+    /// under 10 µs, how long it keeps polling after the last frame before it sleeps).
     pub spin: Duration,
     /// `metrics`: where to serve Prometheus metrics (the command line may override it).
     pub metrics: Option<SocketAddr>,

@@ -45,7 +45,7 @@ pub(crate) const DEFAULT_SPIN: Duration = Duration::from_micros(50);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacingMode {
     /// Sleep on an absolute monotonic deadline until `spin` before it, then spin; after
-    /// the last frame, keep polling for `spin` before sleeping.
+    /// the last frame, keep polling for 10 µs (or `spin`, if shorter) before sleeping.
     SleepSpin,
     /// Never sleep: poll the rings and the clock continuously (lowest pacing error, one
     /// core busy all the time).
