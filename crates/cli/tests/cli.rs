@@ -440,3 +440,35 @@ fn demo_runs() {
     assert!(dir.path().join("d/compare.csv").exists());
     assert!(dir.path().join("d/fifo/delay.csv").exists());
 }
+
+/// `shape --check` loads and describes both trees of a two-way shaper, touching no
+/// interface (no root needed); a mistake in the reverse file exits 2, located there.
+#[test]
+fn shape_check_describes_the_reverse_tree() {
+    let dir = TempDir::new("shape-check-reverse");
+    let forward = scenarios_dir().join("shaper/two-ways.toml");
+    let o = linkshare(&["shape", "--check", forward.to_str().unwrap()], dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for needle in [
+        "reverse tree `two-ways-down`",
+        "scheduler hfsc",
+        "reverse: so -> si at 8mbit, 3 filter(s), default class `bulk`",
+        ": OK",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in\n{out}");
+    }
+    let down = std::fs::read_to_string(scenarios_dir().join("shaper/two-ways-down.toml")).unwrap();
+    let bad = down.replace("default = \"bulk\"", "default = \"bulkk\"");
+    dir.file("two-ways-down.toml", &bad);
+    let fwd = std::fs::read_to_string(&forward).unwrap();
+    dir.file("two-ways.toml", &fwd);
+    let o = linkshare(&["shape", "--check", "two-ways.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let (line, col) = position_of(&bad, "\"bulkk\"");
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("two-ways-down.toml:{line}:{col}")) && err.contains("bulkk"),
+        "{err}"
+    );
+}

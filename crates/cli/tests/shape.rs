@@ -1023,3 +1023,211 @@ protocol = "icmp"
         "the idle shaper adds too much: {idle:?}"
     );
 }
+
+/// The forward tree of the two-direction tests: uploads (client to server) at 20 Mbit/s,
+/// the reverse tree in `reverse.toml` beside it.
+const UPLOAD_20M: &str = r#"
+[link]
+rate = "20mbit"
+scheduler = "htb"
+
+[[class]]
+name = "up"
+rate = "20mbit"
+
+[shaper]
+in = "si"
+out = "so"
+realtime = true
+reverse = "reverse.toml"
+"#;
+
+/// The reverse tree: downloads (server to client) at 8 Mbit/s in two classes, UDP from
+/// port 5202 in `down_b`, the rest in `down_a`.
+const DOWNLOAD_8M: &str = r#"
+[link]
+rate = "8mbit"
+scheduler = "hfsc"
+
+[[class]]
+name = "down_a"
+ls = "4mbit"
+ul = "8mbit"
+
+[[class]]
+name = "down_b"
+ls = "4mbit"
+ul = "8mbit"
+
+[shaper]
+default = "down_a"
+
+[[filter]]
+class = "down_b"
+protocol = "udp"
+sport = 5202
+"#;
+
+/// The link `name` of a summary.
+fn link<'a>(summary: &'a Value, name: &str) -> &'a Value {
+    summary["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == name)
+        .unwrap_or_else(|| panic!("no link {name} in {summary}"))
+}
+
+/// Delivered bit/s of the link `name` between two summaries.
+fn link_rate_between(a: &Value, b: &Value, name: &str) -> f64 {
+    let bytes = num(&link(b, name)["bytes_delivered"]) - num(&link(a, name)["bytes_delivered"]);
+    let dt = b["duration_s"].as_f64().unwrap() - a["duration_s"].as_f64().unwrap();
+    bytes as f64 * 8.0 / dt
+}
+
+#[test]
+fn a_shaped_upload_and_a_shaped_download_at_once() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(bed) = timed_bed("both", &["iperf3"]) else {
+        return;
+    };
+    let dir = TempDir::new("shape-both");
+    dir.file("reverse.toml", DOWNLOAD_8M);
+    let shaper = start(&bed, &dir, UPLOAD_20M);
+    let _up = iperf_server(&bed, 5201);
+    let _down = iperf_server(&bed, 5202);
+    // Greedy UDP both ways: 40 Mbit/s offered to the 20 Mbit/s upload, 20 Mbit/s
+    // (`-R`: the server sends) to the 8 Mbit/s download.
+    let c1 = iperf_client(&bed, 5201, &["-u", "-b", "40M", "-l", "1000", "-t", "6"]);
+    let c2 = iperf_client(
+        &bed,
+        5202,
+        &["-u", "-b", "20M", "-l", "1000", "-t", "6", "-R"],
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let a = summary(&shaper);
+    std::thread::sleep(Duration::from_secs(3));
+    let b = summary(&shaper);
+    let _ = (c1.wait(), c2.wait());
+    let up = link_rate_between(&a, &b, "link");
+    let down = link_rate_between(&a, &b, "link-reverse");
+    let down_b = rate_between(&a, &b, "down_b");
+    eprintln!(
+        "upload {:.2} Mbit/s of 20, download {:.2} Mbit/s of 8 ({:.2} in down_b)",
+        up / 1e6,
+        down / 1e6,
+        down_b / 1e6
+    );
+    let text = scrape(&bed, &shaper).unwrap();
+    let (end, log) = stop(shaper);
+    assert!(log.contains("with the reverse tree of"), "{log}");
+    assert!(log.contains("reverse tree, so -> si"), "{log}");
+    assert_conserved(&end);
+    assert_eq!(link(&end, "link-reverse")["scheduler"], "hfsc");
+    assert!((up / 20e6 - 1.0).abs() <= 0.05, "upload at {up} bit/s");
+    assert!((down / 8e6 - 1.0).abs() <= 0.05, "download at {down} bit/s");
+    // The download's UDP went to its class by its source port; the reverse tree's
+    // series carry direction="reverse", the forward ones keep their labels.
+    assert!(down_b >= 0.9 * down, "down_b got {down_b} of {down}");
+    assert!(
+        metric(
+            &text,
+            "linkshare_class_sent_packets_total{class=\"down_b\",state=\"active\",direction=\"reverse\"}"
+        ) > 0.0,
+        "{text}"
+    );
+    assert!(
+        metric(
+            &text,
+            "linkshare_class_sent_packets_total{class=\"up\",state=\"active\"}"
+        ) > 0.0
+    );
+    assert!(
+        metric(
+            &text,
+            "linkshare_pool_frames{state=\"capacity\",direction=\"reverse\"}"
+        ) > 0.0
+    );
+}
+
+#[test]
+fn reloading_the_reverse_tree_under_traffic_loses_nothing_unaccounted() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(bed) = bed("revload", &["iperf3"]) else {
+        return;
+    };
+    let dir = TempDir::new("shape-revload");
+    let reverse = dir.file("reverse.toml", DOWNLOAD_8M);
+    let shaper = start(&bed, &dir, UPLOAD_20M);
+    let _s1 = iperf_server(&bed, 5201);
+    let _s2 = iperf_server(&bed, 5202);
+    let c1 = iperf_client(
+        &bed,
+        5201,
+        &["-u", "-b", "16M", "-l", "1000", "-t", "5", "-R"],
+    );
+    let c2 = iperf_client(
+        &bed,
+        5202,
+        &["-u", "-b", "16M", "-l", "1000", "-t", "5", "-R"],
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    // down_b goes, down_c comes with its filter; down_a stays.
+    let changed = DOWNLOAD_8M.replace("down_b", "down_c");
+    std::fs::write(&reverse, &changed).unwrap();
+    shaper.proc.signal("HUP").unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    // An invalid reverse tree is refused, the forward one with it; both keep running.
+    std::fs::write(
+        &reverse,
+        changed.replace("ls = \"4mbit\"", "ls = \"4 parsecs\""),
+    )
+    .unwrap();
+    shaper.proc.signal("HUP").unwrap();
+    let _ = (c1.wait(), c2.wait());
+    std::thread::sleep(Duration::from_millis(300));
+    let text = scrape(&bed, &shaper).unwrap();
+    assert_eq!(metric(&text, "linkshare_datapath_reloads_total"), 1.0);
+    assert_eq!(
+        metric(&text, "linkshare_datapath_reload_failures_total"),
+        1.0
+    );
+    let series = |name: &str, class: &str, state: &str| -> f64 {
+        let prefix = format!("{name}{{class=\"{class}\",state=\"{state}\"");
+        text.lines()
+            .filter(|l| l.starts_with(&prefix) && l.contains("direction=\"reverse\""))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    let received =
+        |class: &str, state: &str| series("linkshare_class_received_packets_total", class, state);
+    // The removed class holds nothing: all it received was sent or dropped.
+    assert_eq!(
+        received("down_b", "removed"),
+        series("linkshare_class_sent_packets_total", "down_b", "removed")
+            + series("linkshare_class_dropped_packets_total", "down_b", "removed"),
+        "{text}"
+    );
+    // Every frame read on `out` is in a class of the reverse tree, current or removed
+    // (UDP: no segmentation).
+    assert_eq!(
+        metric(
+            &text,
+            "linkshare_datapath_rx_frames_total{direction=\"reverse\"}"
+        ),
+        received("down_a", "active") + received("down_c", "active") + received("down_b", "removed"),
+        "{text}"
+    );
+    let (end, log) = stop(shaper);
+    assert!(log.contains("reload refused"), "{log}");
+    assert!(
+        log.contains("4 parsecs"),
+        "the refusal says what is wrong: {log}"
+    );
+    assert_conserved(&end);
+    assert!(
+        num(&class(&end, "down_c")["packets_delivered"]) > 0,
+        "down_c took down_b's traffic"
+    );
+    assert!(num(&class(&end, "down_a")["packets_delivered"]) > 0);
+}

@@ -55,8 +55,8 @@ pub use problem::did_you_mean;
 pub use problem::{Problem, Problems};
 pub use resolve::{ACK_CLASS, SINGLE_REVERSE_LINK};
 pub use shaper::{
-    Interfaces, PacingMode, ShaperConfig, ShaperSettings, SingleLink, load_shaper_file,
-    load_shaper_str, load_single_link_file, load_single_link_str,
+    Interfaces, PacingMode, ReverseConfig, ShaperConfig, ShaperSettings, SingleLink,
+    load_shaper_file, load_shaper_str, load_single_link_file, load_single_link_str,
 };
 
 use problem::LineIndex;

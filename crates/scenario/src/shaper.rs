@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use linkshare_classify::{Classifier, Rule};
 use linkshare_core::buffer::BufferConfig;
-use linkshare_core::hierarchy::{ClassId, ClassTree};
+use linkshare_core::hierarchy::{ClassId, ClassTree, Origin};
 use linkshare_core::sched::SchedulerConfig;
 use linkshare_core::units::{Bytes, Duration, Rate};
 
@@ -40,7 +40,8 @@ pub struct ShaperSettings {
     pub pool: u32,
     /// `pacing`: how departures are waited for.
     pub pacing: PacingMode,
-    /// `spin`: how long before a deadline `sleep-spin` stops sleeping and spins.
+    /// `spin`: how long before a deadline `sleep-spin` stops sleeping and spins (and, if
+    /// under 10 µs, how long it keeps polling after the last frame before it sleeps).
     pub spin: Duration,
     /// `metrics`: where to serve Prometheus metrics (the command line may override it).
     pub metrics: Option<SocketAddr>,
@@ -51,6 +52,8 @@ pub struct ShaperSettings {
     pub rules: Vec<Rule>,
     /// `default`: the leaf of frames no rule matches, and of frames that do not parse.
     pub default: ClassId,
+    /// `reverse`: the reverse tree's file as written, and where it was named.
+    pub reverse_file: Option<(String, Origin)>,
 }
 
 impl ShaperSettings {
@@ -83,6 +86,34 @@ pub struct ShaperConfig {
     pub shaper: ShaperSettings,
     /// The discipline's warnings (tc's, under HTB), located in the file.
     pub warnings: Vec<Problem>,
+    /// `[shaper] reverse`: the tree that shapes frames arriving on `out` before they
+    /// are sent on `in` (`None`: they pass back unshaped).
+    pub reverse: Option<Box<ReverseConfig>>,
+}
+
+/// The reverse tree of a shaper: a single-link file named by the forward file's
+/// `[shaper] reverse`, with its own `[link]`, `[[class]]`, `[[filter]]` and a
+/// `[shaper]` that may set only `default`, `pool`, and `in` and `out` (which must be
+/// the forward file's `out` and `in`). Frames arriving on the forward file's `out` are
+/// classified by its filters, queued in its classes and paced at its link's rate on
+/// the forward file's `in`.
+#[derive(Clone, Debug)]
+pub struct ReverseConfig {
+    /// The link, its classes and filters, read as `linkshare tc export` reads a file;
+    /// its `file` is the path the shaper opened (relative paths resolved against the
+    /// forward file's directory).
+    pub link: SingleLink,
+    /// `[shaper] default`, or the only leaf.
+    pub default: ClassId,
+    /// `[shaper] pool`: the reverse tree's own frame pool (default 8192 frames).
+    pub pool: u32,
+}
+
+impl ReverseConfig {
+    /// A classifier with its rules and default class.
+    pub fn classifier(&self) -> Classifier {
+        Classifier::new(self.link.rules.clone(), self.default)
+    }
 }
 
 /// The single link of a scenario or shaper configuration, as one interface's qdisc
@@ -125,12 +156,36 @@ pub fn load_shaper_file(path: &Path) -> Result<ShaperConfig, Problems> {
 }
 
 /// Loads a shaper configuration from `text`; `file` names it in problems, `stem` names
-/// the run when the file has no `[scenario] name`.
+/// the run when the file has no `[scenario] name`. A `[shaper] reverse` file is read
+/// relative to `file`'s directory.
 pub fn load_shaper_str(text: &str, file: &str, stem: &str) -> Result<ShaperConfig, Problems> {
-    crate::with_document(text, file, &[], |ctx, doc| {
+    let mut config = crate::with_document(text, file, &[], |ctx, doc| {
         crate::format::read_shaper_document(ctx, doc, LinkReader::Shaper)
             .and_then(|defs| crate::resolve::build_shaper(ctx, &defs, file, stem))
-    })
+    })?;
+    if let Some((name, origin)) = &config.shaper.reverse_file {
+        let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+        let path = dir.join(name);
+        let text = crate::read_text(&path, "reverse tree's file").map_err(|mut p| {
+            for problem in &mut p.0 {
+                problem.origin = Some(origin.clone());
+                problem.field = Some("shaper.reverse".to_owned());
+                problem.fix = "name a single-link file (its [link], [[class]] and [[filter]]), \
+                               relative to this file's directory"
+                    .to_owned();
+            }
+            p
+        })?;
+        let name = path.display().to_string();
+        let interfaces = &config.shaper.interfaces;
+        let reverse = crate::with_document(&text, &name, &[], |ctx, doc| {
+            crate::format::read_shaper_document(ctx, doc, LinkReader::Reverse).and_then(|defs| {
+                crate::resolve::build_reverse(ctx, &defs, &name, &file_stem(&path), interfaces)
+            })
+        })?;
+        config.reverse = Some(Box::new(reverse));
+    }
+    Ok(config)
 }
 
 /// Reads and loads the single link of the scenario or shaper configuration at `path`

@@ -10,6 +10,8 @@ use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Rate};
 use linkshare_scenario::{PacingMode, load_shaper_str, load_str};
 
+mod common;
+
 const SHAPER: &str = r#"[link]
 rate = "100mbit"
 scheduler = "htb"
@@ -186,4 +188,128 @@ fn a_simulation_scenario_may_carry_the_shaper_tables_and_checks_them() {
         p.contains("field `filter[0].class`: no class is named `nope`"),
         "{p}"
     );
+}
+
+/// A reverse tree beside `SHAPER`, in `dir`.
+const REVERSE: &str = r#"[link]
+rate = "20mbit"
+scheduler = "drr"
+
+[[class]]
+name = "acks"
+weight = 1
+
+[[class]]
+name = "rest"
+weight = 3
+
+[shaper]
+in = "veth-out"
+out = "veth-in"
+default = "rest"
+pool = 256
+
+[[filter]]
+class = "acks"
+protocol = "tcp"
+"#;
+
+/// Loads `forward` as `dir/s.toml` with `reverse` as `dir/r.toml` beside it.
+fn load_pair(
+    tag: &str,
+    forward: &str,
+    reverse: &str,
+) -> Result<linkshare_scenario::ShaperConfig, String> {
+    let dir = common::TempDir::new(tag);
+    dir.file("r.toml", reverse);
+    let path = dir.file("s.toml", forward);
+    linkshare_scenario::load_shaper_file(&path).map_err(|p| p.to_string())
+}
+
+fn with_reverse(forward: &str) -> String {
+    forward.replace("[shaper]\n", "[shaper]\nreverse = \"r.toml\"\n")
+}
+
+#[test]
+fn a_reverse_tree_is_a_second_file_beside_the_first() {
+    let c = load_pair("rev-ok", &with_reverse(SHAPER), REVERSE).unwrap();
+    let r = c.reverse.as_ref().expect("a reverse tree");
+    assert_eq!(r.link.rate, Rate::from_mbit(20));
+    assert_eq!(r.link.scheduler.kind(), SchedulerKind::Drr);
+    assert_eq!(r.pool, 256);
+    assert_eq!(r.link.classes.get(r.default).name(), "rest");
+    assert!(r.link.file.ends_with("r.toml"), "{}", r.link.file);
+    // Its filters classify by its own classes.
+    let tcp = build(&FrameSpec {
+        ip: Some(IpSpec {
+            version: 4,
+            src: v4([10, 0, 0, 2]),
+            dst: v4([10, 0, 0, 1]),
+            protocol: proto::TCP,
+            dscp: 0,
+            ports: Some((80, 40000)),
+            extensions: Vec::new(),
+            payload: 0,
+        }),
+        ..FrameSpec::default()
+    });
+    let class = r.classifier().classify(&tcp).class;
+    assert_eq!(r.link.classes.get(class).name(), "acks");
+    // Without [shaper], a one-leaf reverse tree needs nothing more.
+    let one = "[link]\nrate = \"5mbit\"\nscheduler = \"fifo\"\n[[class]]\nname = \"all\"\n";
+    let c = load_pair("rev-one", &with_reverse(SHAPER), one).unwrap();
+    let r = c.reverse.unwrap();
+    assert_eq!(r.link.classes.leaves(), &[r.default]);
+    // Without `reverse`, there is none.
+    assert!(
+        load_pair("rev-none", SHAPER, REVERSE)
+            .unwrap()
+            .reverse
+            .is_none()
+    );
+}
+
+#[test]
+fn reverse_tree_mistakes_are_located_in_its_file() {
+    // A bad value in the reverse file: its name, line and column.
+    let e = load_pair(
+        "rev-bad",
+        &with_reverse(SHAPER),
+        &REVERSE.replace("rate = \"20mbit\"", "rate = \"20 parsecs\""),
+    )
+    .unwrap_err();
+    assert!(e.contains("r.toml:2:8"), "{e}");
+    // Interfaces that are not the forward ones swapped; keys only the forward file sets.
+    let e = load_pair(
+        "rev-ifaces",
+        &with_reverse(SHAPER),
+        &REVERSE
+            .replace("in = \"veth-out\"", "in = \"eth9\"")
+            .replace("pool = 256", "pool = 256\npacing = \"spin\""),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("r.toml:14:6") && e.contains("`in` is `eth9`"),
+        "{e}"
+    );
+    assert!(e.contains("cannot set `pacing`"), "{e}");
+    // Several leaves and no default.
+    let e = load_pair(
+        "rev-default",
+        &with_reverse(SHAPER),
+        &REVERSE.replace(
+            "[shaper]\nin = \"veth-out\"\nout = \"veth-in\"\ndefault = \"rest\"\npool = 256\n",
+            "",
+        ),
+    )
+    .unwrap_err();
+    assert!(e.contains("no default class"), "{e}");
+    // A missing file: located where the forward file names it.
+    let e = load_pair(
+        "rev-missing",
+        &SHAPER.replace("[shaper]\n", "[shaper]\nreverse = \"nope.toml\"\n"),
+        REVERSE,
+    )
+    .unwrap_err();
+    assert!(e.contains("s.toml:16:11") && e.contains("nope.toml"), "{e}");
 }

@@ -11,7 +11,14 @@
 //!
 //! The generator is this program again (`forwarding gen SECONDS` in the client
 //! namespace), so that the CPU time of the shaper (a thread of this process) is
-//! measured alone: packets per second per core = forwarded packets / CPU seconds.
+//! measured alone: packets per second per core = forwarded packets / CPU seconds of
+//! the process, over the middle 60 % of the run. The datapath thread's own CPU time
+//! (`getrusage(RUSAGE_THREAD)`, user and system, over the whole run, from the final
+//! snapshot) per frame it sent is printed beside it, with its inverse (frames per CPU
+//! second of the datapath alone), and so is its busy time (the wall time of the loop's
+//! turns that found work: what forwarding costs without the waiting between frames,
+//! the closest to the capacity of a saturated shaper that a generator slower than the
+//! shaper can show).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -46,7 +53,9 @@ fn main() {
         );
         return;
     }
-    println!("configuration                      forwarded pps   shaper CPU   pps per core");
+    println!(
+        "configuration                      forwarded pps   shaper CPU   pps per core   datapath CPU ns/frame (user sys all)   frames/CPU-s   busy ns/frame   frames/busy-s"
+    );
     bed.kernel_bridge().unwrap();
     report("kernel bridge", run(&bed, secs, 64, 0.0, None));
     kernel_htb(&bed);
@@ -85,14 +94,30 @@ struct Outcome {
 }
 
 fn report(name: &str, o: Outcome) {
-    match o.cpu {
-        Some(cpu) => println!(
-            "{name:<34} {:>13.0}   {:>9.0} %   {:>12.0}",
-            o.pps,
-            cpu * 100.0,
-            o.pps / cpu.max(1e-9)
-        ),
-        None => println!("{name:<34} {:>13.0}   {:>11}   {:>12}", o.pps, "-", "-"),
+    match (o.cpu, &o.snapshot) {
+        (Some(cpu), Some(s)) => {
+            // The datapath thread's own CPU time over the whole run, per frame it sent.
+            let d = &s.stats;
+            let frames = d.tx_frames.max(1) as f64;
+            let (user, sys) = (
+                d.cpu_user_ns as f64 / frames,
+                d.cpu_system_ns as f64 / frames,
+            );
+            let busy = d.busy_ns as f64 / frames;
+            println!(
+                "{name:<34} {:>13.0}   {:>9.0} %   {:>12.0}   {:>6.0} {:>6.0} {:>6.0}   {:>10.0}   {:>6.0}   {:>10.0}",
+                o.pps,
+                cpu * 100.0,
+                o.pps / cpu.max(1e-9),
+                user,
+                sys,
+                user + sys,
+                1e9 / (user + sys).max(1e-9),
+                busy,
+                1e9 / busy.max(1e-9),
+            )
+        }
+        _ => println!("{name:<34} {:>13.0}   {:>11}   {:>12}", o.pps, "-", "-"),
     }
 }
 

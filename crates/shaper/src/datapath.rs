@@ -1,14 +1,21 @@
 //! The datapath loop: one thread, two interfaces.
 //!
-//! Each turn: read what arrived on `in` (up to [`RX_BATCH`] frames: classify, copy into
-//! the pool, offer to the egress port) and on `out` (passed back to `in` unshaped);
-//! then start every transmission the egress port allows now (the core's
-//! [`EgressPort::transmit`], the state machine the simulator paces with) and hand them
-//! to the kernel in batches. When a turn did nothing, wait: until the port's next
+//! Each turn, for the forward [`Tree`] (`in` to `out`) and then the reverse one (`out`
+//! to `in`, when configured): read what arrived (up to [`RX_BATCH`] frames: classify,
+//! copy into the tree's pool, offer to its egress port), start every transmission the
+//! egress port allows now (the core's [`EgressPort::transmit`], the state machine the
+//! simulator paces with) and hand them to the kernel in batches. Without a reverse
+//! tree, what arrives on `out` passes back to `in` unshaped. The two trees share
+//! nothing but the loop: each has its own pool, port, counters and histograms, and the
+//! loop wakes at the earlier of their next instants. When a turn did nothing, wait: until the port's next
 //! instant (`Busy`/`Wait`), a frame, a signal or the next metrics snapshot — sleeping on
 //! an absolute monotonic deadline (`timerfd`) when it is further than `spin` away and
 //! spinning when it is near (`sleep-spin`), always spinning (`spin`), or always
-//! sleeping (`sleep`).
+//! sleeping (`sleep`). `sleep-spin` also spins for [`ARRIVAL_SPIN`] (at most `spin`)
+//! after the last turn that found work before it sleeps: frames come in bursts, and a
+//! wake-up (a `poll`, a context switch) costs more than forwarding a frame
+//! (`BENCHMARKS.md`, "Shaper": one sleep per frame was most of the datapath's CPU
+//! time).
 
 use std::os::fd::AsFd;
 use std::sync::Arc;
@@ -20,16 +27,28 @@ use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::port::{EgressPort, Transmit};
 use linkshare_core::sched::Scheduler;
 use linkshare_core::stats::{Counters, Qdisc};
-use linkshare_core::units::{Bytes, Duration, Instant};
+use linkshare_core::units::{Bytes, Duration, Instant, Rate};
 use linkshare_scenario::PacingMode;
 
 use crate::frames::pieces;
 use crate::hist::Histogram;
 use crate::pool::{Frame, FramePool};
 use crate::snapshot::{ClassSnapshot, DatapathStats, PoolStats, Snapshot};
-use crate::sys::clock::{Timer, monotonic_ns, poll_readable};
+use crate::sys::clock::{Timer, monotonic_ns, poll_readable, thread_cpu_ns};
 use crate::sys::rx::RxRing;
 use crate::sys::tx::{BATCH, TxSocket};
+
+/// How long `sleep-spin` keeps polling after the last turn that found work before it
+/// sleeps (at most `spin`). A sleep and wake-up cost about 4.5 µs of the datapath's CPU
+/// on the machine of `BENCHMARKS.md` ("Shaper"); spinning about twice that long before
+/// sleeping catches frames up to 10 µs apart (100 000 frames per second and more)
+/// without a wake-up each, and spends at most about three times the CPU the better
+/// choice would have in hindsight (the ski-rental argument). Spinning longer keeps a
+/// `realtime` thread running without pause under steady traffic, until the kernel's
+/// real-time throttling (95 % of each second by default) stops it for the rest of the
+/// second: with 50 µs, the 100 Mbit/s tests of `crates/cli/tests/shape.rs` lost 6 % of
+/// the link.
+const ARRIVAL_SPIN: Duration = Duration::from_micros(10);
 
 /// Frames read from one ring per turn at most.
 pub(crate) const RX_BATCH: usize = 256;
@@ -72,174 +91,50 @@ pub(crate) struct Running {
     pub(crate) scheduler: &'static str,
 }
 
-/// See the [module docs](self).
-pub(crate) struct Datapath {
+/// One direction's shaping: frames read from one interface are classified, copied into
+/// the tree's own pool, queued in its egress port and sent on the other interface when
+/// the port starts them.
+pub(crate) struct Tree {
     pub(crate) running: Running,
     pub(crate) port: Port,
-    pub(crate) interfaces: (String, String),
-    rx_in: RxRing,
-    rx_out: RxRing,
-    tx_out: TxSocket,
-    tx_in: TxSocket,
     pool: FramePool,
-    /// The largest frame `out` (and `in`) take.
-    pub(crate) max_frame: usize,
-    pacing_mode: PacingMode,
-    spin: Duration,
+    /// The direction's counters (the forward tree's also hold the loop's).
     pub(crate) stats: DatapathStats,
     pacing: Histogram,
     /// Arrival to start of transmission, per class id.
     delays: Vec<Histogram>,
     /// Final counters of classes reloads removed, by name.
     pub(crate) removed: Vec<(String, Counters)>,
-    origin_ns: u64,
     /// When the port said the next transmission may start.
     due: Instant,
     out_batch: Vec<(u32, u32)>,
-    rev_buf: Box<[u8]>,
-    timer: Timer,
-    /// Sent bytes per class at the last published snapshot, and when it was.
+    /// Sent bytes per class at the last published snapshot.
     last_sent: Vec<u64>,
-    last_publish: Instant,
 }
 
-impl std::fmt::Debug for Datapath {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Datapath")
-            .field("name", &self.running.name)
-            .field("scheduler", &self.running.scheduler)
-            .field("interfaces", &self.interfaces)
-            .field("stats", &self.stats)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The parts a datapath is opened with.
-#[derive(Debug)]
-pub(crate) struct Parts {
-    pub(crate) rx_in: RxRing,
-    pub(crate) rx_out: RxRing,
-    pub(crate) tx_out: TxSocket,
-    pub(crate) tx_in: TxSocket,
-    pub(crate) pool: FramePool,
-    pub(crate) max_frame: usize,
-    pub(crate) pacing: PacingMode,
-    pub(crate) spin: Duration,
-    pub(crate) interfaces: (String, String),
-}
-
-/// Index of a parse failure in [`crate::UNPARSED_REASONS`].
-fn unparsed_index(m: Malformed) -> usize {
-    crate::UNPARSED_REASONS
-        .iter()
-        .position(|(r, _)| *r == m)
-        .unwrap_or(0)
-}
-
-impl Datapath {
-    pub(crate) fn new(parts: Parts, running: Running, port: Port) -> std::io::Result<Datapath> {
+impl Tree {
+    /// A tree running `running` on `port`, its frames held in `pool`.
+    pub(crate) fn new(running: Running, port: Port, pool: FramePool) -> Tree {
         let n = running.tree.len();
-        let slot = parts.pool.slot_size();
-        Ok(Datapath {
+        Tree {
             running,
             port,
-            interfaces: parts.interfaces,
-            rx_in: parts.rx_in,
-            rx_out: parts.rx_out,
-            tx_out: parts.tx_out,
-            tx_in: parts.tx_in,
-            pool: parts.pool,
-            max_frame: parts.max_frame,
-            pacing_mode: parts.pacing,
-            spin: parts.spin,
+            pool,
             stats: DatapathStats::default(),
             pacing: Histogram::default(),
             delays: vec![Histogram::default(); n],
             removed: Vec::new(),
-            origin_ns: monotonic_ns(),
             due: Instant::ZERO,
             out_batch: Vec::with_capacity(BATCH),
-            rev_buf: vec![0; BATCH * slot].into_boxed_slice(),
-            timer: Timer::new()?,
             last_sent: vec![0; n],
-            last_publish: Instant::ZERO,
-        })
-    }
-
-    /// Now, on the shaper's clock (nanoseconds since it started).
-    pub(crate) fn now(&self) -> Instant {
-        Instant(monotonic_ns().saturating_sub(self.origin_ns))
-    }
-
-    /// Runs until a signal asks for something; `publish` is called with a fresh
-    /// snapshot every [`crate::metrics::PUBLISH_INTERVAL`].
-    pub(crate) fn run(
-        &mut self,
-        signals: &Signals,
-        publish: &mut dyn FnMut(Snapshot),
-    ) -> std::io::Result<Stop> {
-        loop {
-            self.stats.loops += 1;
-            for (flag, stop) in [
-                (&signals.exit, Stop::Exit),
-                (&signals.reload, Stop::Reload),
-                (&signals.dump, Stop::Dump),
-            ] {
-                if flag.swap(false, Ordering::Relaxed) {
-                    return Ok(stop);
-                }
-            }
-            let now = self.now();
-            let mut work = self.receive_in(now);
-            work += self.pass_back();
-            let next = self.transmit(now);
-            work += self.flush_out();
-            let publish_at = self
-                .last_publish
-                .saturating_add(crate::metrics::PUBLISH_INTERVAL);
-            if now >= publish_at {
-                self.stats.ring_drops_in += self.rx_in.take_drops();
-                self.stats.ring_drops_out += self.rx_out.take_drops();
-                let snap = self.snapshot(now, false);
-                self.last_publish = now;
-                publish(snap);
-            }
-            if work > 0 || self.pacing_mode == PacingMode::Spin {
-                continue;
-            }
-            let deadline = next.map_or(publish_at, |t| t.min(publish_at));
-            let wake_at = match self.pacing_mode {
-                PacingMode::Sleep => deadline,
-                _ => Instant(deadline.as_nanos().saturating_sub(self.spin.as_nanos())),
-            };
-            let now = self.now();
-            if wake_at <= now {
-                continue; // near the deadline: spin
-            }
-            self.timer.arm(self.origin_ns + wake_at.as_nanos())?;
-            self.stats.sleeps += 1;
-            let [_, _, timer, _] = poll_readable(
-                [
-                    self.rx_in.fd().as_fd(),
-                    self.rx_out.fd().as_fd(),
-                    self.timer.fd(),
-                    signals.wake.as_fd(),
-                ],
-                -1,
-            )?;
-            if timer {
-                self.timer.clear();
-            }
-            let mut drain = [0u8; 64];
-            let _ = std::io::Read::read(&mut &signals.wake, &mut drain);
         }
     }
 
-    /// Reads, classifies and queues what arrived on `in`; the number of frames read.
-    fn receive_in(&mut self, now: Instant) -> usize {
+    /// Reads, classifies and queues what arrived on `rx`; the number of frames read.
+    fn receive(&mut self, rx: &mut RxRing, now: Instant, max_frame: usize) -> usize {
         let mut n = 0;
         while n < RX_BATCH {
-            let Some(got) = self.rx_in.next() else {
+            let Some(got) = rx.next() else {
                 break;
             };
             n += 1;
@@ -266,7 +161,7 @@ impl Datapath {
                 }
             };
             let (pool, port) = (&mut self.pool, &mut self.port);
-            let done = pieces(frame.data, frame.info, ip, self.max_frame, stats, |piece| {
+            let done = pieces(frame.data, frame.info, ip, max_frame, stats, |piece| {
                 let Some(slot) = pool.alloc() else {
                     port.refuse(class, Bytes(piece.len() as u64), DropReason::NoBuffer);
                     return;
@@ -286,52 +181,12 @@ impl Datapath {
         n
     }
 
-    /// Passes what arrived on `out` back to `in`, unshaped; the number of frames read.
-    fn pass_back(&mut self) -> usize {
-        let slot = self.pool.slot_size();
-        let mut n = 0;
-        let mut lens = [0usize; BATCH];
-        let mut count = 0;
-        while n < RX_BATCH {
-            let Some(got) = self.rx_out.next() else {
-                break;
-            };
-            n += 1;
-            let Ok(frame) = got else {
-                self.stats.rx_errors += 1;
-                continue;
-            };
-            let ip = linkshare_classify::parse(frame.data)
-                .ok()
-                .and_then(|h| h.ip);
-            let buf = &mut self.rev_buf;
-            let tx = &self.tx_in;
-            let stats = &mut self.stats;
-            let mut errors = 0;
-            let done = pieces(frame.data, frame.info, ip, self.max_frame, stats, |piece| {
-                if count == BATCH {
-                    errors += send_from(tx, buf, slot, &lens[..count]);
-                    count = 0;
-                }
-                lens[count] = piece.write(&mut buf[count * slot..(count + 1) * slot]);
-                count += 1;
-            });
-            self.stats.reverse_frames += 1;
-            self.stats.reverse_errors += errors + u64::from(done.is_err());
-        }
-        if count > 0 {
-            self.stats.reverse_errors +=
-                send_from(&self.tx_in, &self.rev_buf, slot, &lens[..count]);
-        }
-        n
-    }
-
-    /// Starts every transmission the port allows at `now`; returns when to come back
-    /// (`None`: nothing is queued).
-    fn transmit(&mut self, now: Instant) -> Option<Instant> {
+    /// Starts every transmission the port allows at `now`, handing full batches to
+    /// `tx`; returns when to come back (`None`: nothing is queued).
+    fn transmit(&mut self, now: Instant, tx: &TxSocket) -> Option<Instant> {
         loop {
             if self.out_batch.len() == BATCH {
-                self.flush_out();
+                self.flush(tx);
             }
             match self.port.transmit(now) {
                 Transmit::Started { pkt, done_at } => {
@@ -353,8 +208,8 @@ impl Datapath {
         }
     }
 
-    /// Hands the started frames to the kernel on `out` and frees their slots.
-    fn flush_out(&mut self) -> usize {
+    /// Hands the started frames to the kernel on `tx` and frees their slots.
+    fn flush(&mut self, tx: &TxSocket) -> usize {
         let n = self.out_batch.len();
         if n == 0 {
             return 0;
@@ -363,7 +218,7 @@ impl Datapath {
         for (r, &(slot, len)) in refs.iter_mut().zip(&self.out_batch) {
             *r = self.pool.data(slot, len);
         }
-        let sent = self.tx_out.send(&refs[..n]);
+        let sent = tx.send(&refs[..n]);
         self.stats.tx_frames += sent.sent as u64;
         self.stats.tx_errors += sent.failed as u64;
         self.stats.tx_calls += sent.calls as u64;
@@ -374,9 +229,16 @@ impl Datapath {
         n
     }
 
-    /// The numbers now; with `delays`, each class's delay statistics too (for a
-    /// summary: allocates more).
-    pub(crate) fn snapshot(&mut self, now: Instant, delays: bool) -> Snapshot {
+    /// The numbers now, the rates over the time since `last_publish`; with `delays`,
+    /// each class's delay statistics too (for a summary: allocates more, and leaves the
+    /// rate baseline alone).
+    fn snapshot(
+        &mut self,
+        now: Instant,
+        last_publish: Instant,
+        delays: bool,
+        interfaces: (String, String),
+    ) -> Snapshot {
         let tree = &self.running.tree;
         let q = self.port.qdisc();
         let mut counters: Vec<Counters> = (0..tree.len())
@@ -391,7 +253,7 @@ impl Datapath {
             }
         }
         let dt = now
-            .checked_since(self.last_publish)
+            .checked_since(last_publish)
             .unwrap_or(Duration::ZERO)
             .as_secs_f64();
         let classes = tree
@@ -434,7 +296,7 @@ impl Datapath {
             name: self.running.name.clone(),
             scheduler: self.running.scheduler,
             rate: self.port.rate(),
-            interfaces: self.interfaces.clone(),
+            interfaces,
             uptime: Duration(now.as_nanos()),
             classes,
             removed: self.removed.clone(),
@@ -445,6 +307,7 @@ impl Datapath {
                 high_water: self.pool.high_water() as u64,
             },
             pacing: self.pacing.clone(),
+            reverse: None,
         }
     }
 
@@ -453,12 +316,12 @@ impl Datapath {
     /// dropped (`reconfigured`) and their final counters kept by name.
     pub(crate) fn reconfigure(
         &mut self,
+        now: Instant,
         running: Running,
         qdisc: FrameQdisc,
-        rate: linkshare_core::units::Rate,
+        rate: Rate,
         overhead: Bytes,
     ) {
-        let now = self.now();
         let old_tree = self.running.tree.clone();
         let new_tree = running.tree.clone();
         let pool = &mut self.pool;
@@ -484,7 +347,292 @@ impl Datapath {
         self.delays = delays;
         self.last_sent = last_sent;
         self.running = running;
-        self.stats.reloads += 1;
+    }
+}
+
+/// A new configuration for one tree.
+pub(crate) struct Reconfig {
+    pub(crate) running: Running,
+    pub(crate) qdisc: FrameQdisc,
+    pub(crate) rate: Rate,
+    pub(crate) overhead: Bytes,
+}
+
+impl std::fmt::Debug for Reconfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reconfig")
+            .field("name", &self.running.name)
+            .field("rate", &self.rate)
+            .finish_non_exhaustive()
+    }
+}
+
+/// See the [module docs](self).
+pub(crate) struct Datapath {
+    /// Frames from `in` to `out`; its stats also count the loop's turns, sleeps,
+    /// reloads, ring drops and the frames passed back unshaped.
+    pub(crate) forward: Tree,
+    /// Frames from `out` to `in`, when a reverse tree is configured (else they pass
+    /// back unshaped).
+    pub(crate) reverse: Option<Tree>,
+    pub(crate) interfaces: (String, String),
+    rx_in: RxRing,
+    rx_out: RxRing,
+    tx_out: TxSocket,
+    tx_in: TxSocket,
+    /// The largest frame `out` (and `in`) take.
+    pub(crate) max_frame: usize,
+    pacing_mode: PacingMode,
+    spin: Duration,
+    origin_ns: u64,
+    rev_buf: Box<[u8]>,
+    timer: Timer,
+    /// When the last snapshot was published.
+    last_publish: Instant,
+    /// When the last turn that did work started, until the next turn counts it busy.
+    working_since: Option<Instant>,
+    /// When the last turn that did work started.
+    last_work: Instant,
+}
+
+impl std::fmt::Debug for Datapath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Datapath")
+            .field("name", &self.forward.running.name)
+            .field("scheduler", &self.forward.running.scheduler)
+            .field("interfaces", &self.interfaces)
+            .field("stats", &self.forward.stats)
+            .field(
+                "reverse",
+                &self.reverse.as_ref().map(|r| r.running.scheduler),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// The parts a datapath is opened with.
+#[derive(Debug)]
+pub(crate) struct Parts {
+    pub(crate) rx_in: RxRing,
+    pub(crate) rx_out: RxRing,
+    pub(crate) tx_out: TxSocket,
+    pub(crate) tx_in: TxSocket,
+    /// The size of a pool slot (and of a pass-back buffer slot).
+    pub(crate) slot: usize,
+    pub(crate) max_frame: usize,
+    pub(crate) pacing: PacingMode,
+    pub(crate) spin: Duration,
+    pub(crate) interfaces: (String, String),
+}
+
+/// Index of a parse failure in [`crate::UNPARSED_REASONS`].
+fn unparsed_index(m: Malformed) -> usize {
+    crate::UNPARSED_REASONS
+        .iter()
+        .position(|(r, _)| *r == m)
+        .unwrap_or(0)
+}
+
+impl Datapath {
+    pub(crate) fn new(
+        parts: Parts,
+        forward: Tree,
+        reverse: Option<Tree>,
+    ) -> std::io::Result<Datapath> {
+        let rev_buf = if reverse.is_none() {
+            vec![0; BATCH * parts.slot].into_boxed_slice()
+        } else {
+            Box::default()
+        };
+        Ok(Datapath {
+            forward,
+            reverse,
+            interfaces: parts.interfaces,
+            rx_in: parts.rx_in,
+            rx_out: parts.rx_out,
+            tx_out: parts.tx_out,
+            tx_in: parts.tx_in,
+            max_frame: parts.max_frame,
+            pacing_mode: parts.pacing,
+            spin: parts.spin,
+            origin_ns: monotonic_ns(),
+            rev_buf,
+            timer: Timer::new()?,
+            last_publish: Instant::ZERO,
+            working_since: None,
+            last_work: Instant::ZERO,
+        })
+    }
+
+    /// Now, on the shaper's clock (nanoseconds since it started).
+    pub(crate) fn now(&self) -> Instant {
+        Instant(monotonic_ns().saturating_sub(self.origin_ns))
+    }
+
+    /// Runs until a signal asks for something; `publish` is called with a fresh
+    /// snapshot every [`crate::metrics::PUBLISH_INTERVAL`].
+    pub(crate) fn run(
+        &mut self,
+        signals: &Signals,
+        publish: &mut dyn FnMut(Snapshot),
+    ) -> std::io::Result<Stop> {
+        loop {
+            self.forward.stats.loops += 1;
+            for (flag, stop) in [
+                (&signals.exit, Stop::Exit),
+                (&signals.reload, Stop::Reload),
+                (&signals.dump, Stop::Dump),
+            ] {
+                if flag.swap(false, Ordering::Relaxed) {
+                    return Ok(stop);
+                }
+            }
+            let now = self.now();
+            if let Some(start) = self.working_since.take() {
+                self.forward.stats.busy_ns += now.since(start).as_nanos();
+            }
+            let mut work = self.forward.receive(&mut self.rx_in, now, self.max_frame);
+            let mut next = self.forward.transmit(now, &self.tx_out);
+            work += self.forward.flush(&self.tx_out);
+            match &mut self.reverse {
+                Some(rev) => {
+                    work += rev.receive(&mut self.rx_out, now, self.max_frame);
+                    let rev_next = rev.transmit(now, &self.tx_in);
+                    work += rev.flush(&self.tx_in);
+                    next = match (next, rev_next) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                }
+                None => work += self.pass_back(),
+            }
+            let publish_at = self
+                .last_publish
+                .saturating_add(crate::metrics::PUBLISH_INTERVAL);
+            if now >= publish_at {
+                self.forward.stats.ring_drops_in += self.rx_in.take_drops();
+                self.forward.stats.ring_drops_out += self.rx_out.take_drops();
+                let snap = self.snapshot(now, false);
+                self.last_publish = now;
+                publish(snap);
+            }
+            if work > 0 {
+                self.working_since = Some(now);
+                self.last_work = now;
+                continue;
+            }
+            if self.pacing_mode == PacingMode::Spin {
+                continue;
+            }
+            let deadline = next.map_or(publish_at, |t| t.min(publish_at));
+            let wake_at = match self.pacing_mode {
+                PacingMode::Sleep => deadline,
+                _ => Instant(deadline.as_nanos().saturating_sub(self.spin.as_nanos())),
+            };
+            let now = self.now();
+            if wake_at <= now {
+                continue; // near the deadline: spin
+            }
+            if self.pacing_mode == PacingMode::SleepSpin
+                && now < self.last_work.saturating_add(self.spin.min(ARRIVAL_SPIN))
+            {
+                continue; // frames came a moment ago: more are likely, spin
+            }
+            self.timer.arm(self.origin_ns + wake_at.as_nanos())?;
+            self.forward.stats.sleeps += 1;
+            let [_, _, timer, woken] = poll_readable(
+                [
+                    self.rx_in.fd().as_fd(),
+                    self.rx_out.fd().as_fd(),
+                    self.timer.fd(),
+                    signals.wake.as_fd(),
+                ],
+                -1,
+            )?;
+            if timer {
+                self.timer.clear();
+            }
+            if woken {
+                let mut drain = [0u8; 64];
+                let _ = std::io::Read::read(&mut &signals.wake, &mut drain);
+            }
+        }
+    }
+
+    /// Passes what arrived on `out` back to `in`, unshaped; the number of frames read.
+    fn pass_back(&mut self) -> usize {
+        let slot = self.rev_buf.len() / BATCH;
+        let mut n = 0;
+        let mut lens = [0usize; BATCH];
+        let mut count = 0;
+        while n < RX_BATCH {
+            let Some(got) = self.rx_out.next() else {
+                break;
+            };
+            n += 1;
+            let stats = &mut self.forward.stats;
+            let Ok(frame) = got else {
+                stats.rx_errors += 1;
+                continue;
+            };
+            let ip = linkshare_classify::parse(frame.data)
+                .ok()
+                .and_then(|h| h.ip);
+            let buf = &mut self.rev_buf;
+            let tx = &self.tx_in;
+            let mut errors = 0;
+            let done = pieces(frame.data, frame.info, ip, self.max_frame, stats, |piece| {
+                if count == BATCH {
+                    errors += send_from(tx, buf, slot, &lens[..count]);
+                    count = 0;
+                }
+                lens[count] = piece.write(&mut buf[count * slot..(count + 1) * slot]);
+                count += 1;
+            });
+            stats.reverse_frames += 1;
+            stats.reverse_errors += errors + u64::from(done.is_err());
+        }
+        if count > 0 {
+            self.forward.stats.reverse_errors +=
+                send_from(&self.tx_in, &self.rev_buf, slot, &lens[..count]);
+        }
+        n
+    }
+
+    /// The numbers now (the reverse tree's in [`Snapshot::reverse`]); with `delays`,
+    /// each class's delay statistics too (for a summary: allocates more).
+    pub(crate) fn snapshot(&mut self, now: Instant, delays: bool) -> Snapshot {
+        (
+            self.forward.stats.cpu_user_ns,
+            self.forward.stats.cpu_system_ns,
+        ) = thread_cpu_ns();
+        let (inp, out) = self.interfaces.clone();
+        let mut snap =
+            self.forward
+                .snapshot(now, self.last_publish, delays, (inp.clone(), out.clone()));
+        snap.reverse = self
+            .reverse
+            .as_mut()
+            .map(|r| Box::new(r.snapshot(now, self.last_publish, delays, (out, inp))));
+        snap
+    }
+
+    /// Puts new configurations in place (see [`Tree::reconfigure`]): `forward`, and
+    /// `reverse` for the reverse tree (which exists exactly when it is given).
+    pub(crate) fn reconfigure(&mut self, forward: Reconfig, reverse: Option<Reconfig>) {
+        let now = self.now();
+        let Reconfig {
+            running,
+            qdisc,
+            rate,
+            overhead,
+        } = forward;
+        self.forward
+            .reconfigure(now, running, qdisc, rate, overhead);
+        if let (Some(tree), Some(r)) = (&mut self.reverse, reverse) {
+            tree.reconfigure(now, r.running, r.qdisc, r.rate, r.overhead);
+        }
+        self.forward.stats.reloads += 1;
     }
 }
 

@@ -7,7 +7,9 @@
 //! counters) and the discipline the configuration names — and sent on `out` when the
 //! port starts them, paced at the link rate by the very state machine the simulator
 //! uses (`transmit(now)` → `Started`, `Busy(t)`, `Wait(t)`, `Idle`). Frames arriving on
-//! `out` pass back to `in` unshaped.
+//! `out` pass back to `in` unshaped or, when `[shaper] reverse` names a second file,
+//! through a second tree of its own (its own classes, filters, rate, discipline and
+//! frame pool), paced at its link's rate on `in` by the same loop.
 //!
 //! # Modules
 //!
@@ -87,14 +89,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+use linkshare_classify::Classifier;
 use linkshare_classify::Malformed;
+use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, LinkSpec};
-use linkshare_core::sched::BuildError;
+use linkshare_core::sched::{BuildError, SchedulerConfig};
 use linkshare_core::stats::Qdisc;
-use linkshare_core::units::Bytes;
-use linkshare_scenario::{Problems, ShaperConfig};
+use linkshare_core::units::{Bytes, Rate};
+use linkshare_scenario::{Problems, ReverseConfig, ShaperConfig};
 
-use datapath::{Datapath, FrameQdisc, Parts, Port, Running, Signals, Stop};
+use datapath::{Datapath, Parts, Port, Reconfig, Running, Signals, Stop, Tree};
 use pool::Frame;
 pub use snapshot::Snapshot;
 
@@ -199,6 +203,8 @@ pub enum Event<'a> {
         metrics: Option<SocketAddr>,
         /// The largest frame accepted.
         max_frame: usize,
+        /// The reverse tree's file, when frames from `out` to `in` are shaped.
+        reverse: Option<&'a str>,
     },
     /// SIGHUP: the new configuration runs.
     Reloaded,
@@ -251,18 +257,66 @@ fn frame_tree(tree: &ClassTree, max_frame: usize) -> ClassTree {
     ClassTree::build(link, specs).unwrap_or_else(|_| tree.clone())
 }
 
-/// The running configuration and its qdisc for frames of at most `max_frame` bytes.
-fn build(config: &ShaperConfig, max_frame: usize) -> Result<(Running, FrameQdisc), BuildError> {
-    let tree = Arc::new(frame_tree(&config.classes, max_frame));
-    let sched = config.scheduler.build::<Frame>(&tree)?;
-    let qdisc = Qdisc::new(&tree, sched, config.buffer);
-    let running = Running {
-        name: config.name.clone(),
-        tree,
-        classifier: config.shaper.classifier(),
-        scheduler: config.scheduler.kind().name(),
-    };
-    Ok((running, qdisc))
+/// One tree's configuration, forward or reverse, as the datapath builds it.
+struct TreeConfig<'a> {
+    name: &'a str,
+    classes: &'a ClassTree,
+    scheduler: &'a SchedulerConfig,
+    buffer: BufferConfig,
+    classifier: Classifier,
+    rate: Rate,
+    overhead: Bytes,
+}
+
+impl<'a> TreeConfig<'a> {
+    fn forward(c: &'a ShaperConfig) -> TreeConfig<'a> {
+        TreeConfig {
+            name: &c.name,
+            classes: &c.classes,
+            scheduler: &c.scheduler,
+            buffer: c.buffer,
+            classifier: c.shaper.classifier(),
+            rate: c.rate,
+            overhead: c.overhead,
+        }
+    }
+
+    fn reverse(r: &'a ReverseConfig) -> TreeConfig<'a> {
+        TreeConfig {
+            name: &r.link.name,
+            classes: &r.link.classes,
+            scheduler: &r.link.scheduler,
+            buffer: r.link.buffer,
+            classifier: r.classifier(),
+            rate: r.link.rate,
+            overhead: r.link.overhead,
+        }
+    }
+
+    /// The running configuration and its qdisc for frames of at most `max_frame` bytes.
+    fn build(self, max_frame: usize) -> Result<Reconfig, BuildError> {
+        let tree = Arc::new(frame_tree(self.classes, max_frame));
+        let sched = self.scheduler.build::<Frame>(&tree)?;
+        let qdisc = Qdisc::new(&tree, sched, self.buffer);
+        let running = Running {
+            name: self.name.to_owned(),
+            tree,
+            classifier: self.classifier,
+            scheduler: self.scheduler.kind().name(),
+        };
+        Ok(Reconfig {
+            running,
+            qdisc,
+            rate: self.rate,
+            overhead: self.overhead,
+        })
+    }
+}
+
+/// A tree built from `r`, its frames in a pool of `pool` slots of `slot` bytes.
+fn new_tree(r: Reconfig, pool: u32, slot: usize) -> Tree {
+    let port: Port = linkshare_core::port::EgressPort::new(r.qdisc, r.rate, r.overhead);
+    Tree::new(r.running, port, pool::FramePool::new(pool as usize, slot))
 }
 
 fn interface_error(name: &str, what: &'static str) -> impl FnOnce(std::io::Error) -> ShapeError {
@@ -316,15 +370,26 @@ pub fn run(
             .map_err(interface_error(out, "open a packet socket on it"))?,
         tx_in: sys::tx::TxSocket::open(in_index)
             .map_err(interface_error(inp, "open a packet socket on it"))?,
-        pool: pool::FramePool::new(config.shaper.pool as usize, slot),
+        slot,
         max_frame,
         pacing: config.shaper.pacing,
         spin: config.shaper.spin,
         interfaces: (inp.clone(), out.clone()),
     };
-    let (running, qdisc) = build(&config, max_frame).map_err(ShapeError::Build)?;
-    let port: Port = linkshare_core::port::EgressPort::new(qdisc, config.rate, config.overhead);
-    let mut dp = Datapath::new(parts, running, port).map_err(|error| ShapeError::Io {
+    let forward = TreeConfig::forward(&config)
+        .build(max_frame)
+        .map_err(ShapeError::Build)?;
+    let forward = new_tree(forward, config.shaper.pool, slot);
+    let reverse = match &config.reverse {
+        Some(r) => {
+            let built = TreeConfig::reverse(r)
+                .build(max_frame)
+                .map_err(ShapeError::Build)?;
+            Some(new_tree(built, r.pool, slot))
+        }
+        None => None,
+    };
+    let mut dp = Datapath::new(parts, forward, reverse).map_err(|error| ShapeError::Io {
         what: "cannot create a timer".to_owned(),
         error,
     })?;
@@ -347,6 +412,7 @@ pub fn run(
         offloads: &said,
         metrics: metrics_addr,
         max_frame,
+        reverse: config.reverse.as_ref().map(|r| r.link.file.as_str()),
     });
     let mut config = config;
     let mut publish = |s: Snapshot| {
@@ -372,13 +438,13 @@ pub fn run(
                 }
             }
             Ok(Stop::Reload) => match reload(&config, &options.config_path, max_frame) {
-                Ok((new, running, qdisc)) => {
-                    dp.reconfigure(running, qdisc, new.rate, new.overhead);
+                Ok((new, forward, reverse)) => {
+                    dp.reconfigure(forward, reverse);
                     config = new;
                     events(Event::Reloaded);
                 }
                 Err(msg) => {
-                    dp.stats.reload_failures += 1;
+                    dp.forward.stats.reload_failures += 1;
                     events(Event::ReloadRefused(msg));
                 }
             },
@@ -397,12 +463,13 @@ pub fn run(
     Ok(snap)
 }
 
-/// Loads the configuration again; refuses what cannot change without a restart.
+/// Loads the configuration again, the reverse tree's file too; refuses what cannot change
+/// without a restart (the interfaces, the pools, whether there is a reverse tree).
 fn reload(
     old: &ShaperConfig,
     path: &Path,
     max_frame: usize,
-) -> Result<(ShaperConfig, Running, FrameQdisc), String> {
+) -> Result<(ShaperConfig, Reconfig, Option<Reconfig>), String> {
     let new = linkshare_scenario::load_shaper_file(path).map_err(|p: Problems| p.to_string())?;
     let (a, b) = (&old.shaper, &new.shaper);
     if a.interfaces != b.interfaces || a.pool != b.pool {
@@ -412,8 +479,33 @@ fn reload(
             path.display()
         ));
     }
-    let (running, qdisc) = build(&new, max_frame).map_err(|e| e.to_string())?;
-    Ok((new, running, qdisc))
+    let reverse_pool = |c: &ShaperConfig| c.reverse.as_ref().map(|r| r.pool);
+    if reverse_pool(old).is_some() != reverse_pool(&new).is_some() {
+        return Err(format!(
+            "{}: [shaper] reverse cannot be added or removed while running; restart linkshare \
+             shape to change it",
+            path.display()
+        ));
+    }
+    if reverse_pool(old) != reverse_pool(&new) {
+        return Err(format!(
+            "{}: the reverse tree's [shaper] pool cannot change while running; restart \
+             linkshare shape to change it",
+            new.reverse.as_ref().map_or("", |r| r.link.file.as_str())
+        ));
+    }
+    let forward = TreeConfig::forward(&new)
+        .build(max_frame)
+        .map_err(|e| e.to_string())?;
+    let reverse = match &new.reverse {
+        Some(r) => Some(
+            TreeConfig::reverse(r)
+                .build(max_frame)
+                .map_err(|e| e.to_string())?,
+        ),
+        None => None,
+    };
+    Ok((new, forward, reverse))
 }
 
 /// Writes `dir/summary.json` and returns its path.

@@ -15,9 +15,19 @@
 //! | `linkshare_pacing_error_seconds` | | histogram: actual − scheduled start |
 //! | `linkshare_pool_frames` | state (capacity, in_use, high_water) | the frame pool |
 //! | `linkshare_datapath_*_total` | | loop turns, sleeps, frames, unparsed (by reason), offloads, ring drops |
+//! | `linkshare_datapath_cpu_seconds_total` | mode (user, system) | CPU time of the datapath thread |
+//! | `linkshare_datapath_busy_seconds_total` | | wall time of the loop's turns that found work |
 //!
 //! `state` is `active` for the classes of the running configuration and `removed` for
 //! classes a reload removed (their final counters).
+//!
+//! With a reverse tree (`[shaper] reverse`), its series carry one more label,
+//! `direction="reverse"`: class counters, backlog and rate, the pacing histogram, the
+//! pool, and the per-direction datapath counters (frames read, sent, unparsed,
+//! offloads). The forward tree's series keep the labels above and no `direction`, so
+//! that scrapes and dashboards written for a one-tree shaper read the same numbers
+//! (select the forward tree alone with `direction=""`). The loop's own counters (turns,
+//! sleeps, reloads, ring drops) are not per direction.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -73,24 +83,48 @@ fn gauge(
     Ok(())
 }
 
+/// The trees of a snapshot with the labels that tell them apart: none for the forward
+/// tree (its series are those of a shaper without a reverse tree), `direction="reverse"`
+/// for the reverse one.
+fn trees(s: &Snapshot) -> Vec<(&Snapshot, Labels<'static>)> {
+    let mut trees = vec![(s, Vec::new())];
+    if let Some(r) = &s.reverse {
+        trees.push((r.as_ref(), vec![("direction", "reverse")]));
+    }
+    trees
+}
+
+/// `base` followed by `more`.
+fn with<'a>(base: &Labels<'a>, more: &[(&'static str, &'a str)]) -> Labels<'a> {
+    let mut l = base.clone();
+    l.extend_from_slice(more);
+    l
+}
+
 impl Collector for SnapshotCollector {
     fn encode(&self, mut e: DescriptorEncoder<'_>) -> std::fmt::Result {
         let snap = self.0.lock().ok().and_then(|s| s.clone());
         let Some(s) = snap else {
             return Ok(());
         };
-        let classes: Vec<(&str, &str, &Counters)> = s
-            .classes
+        let trees = trees(&s);
+        // Every class of both trees: its labels (class, state, direction) and counters.
+        let classes: Vec<(Labels<'_>, &Counters)> = trees
             .iter()
-            .filter(|c| c.leaf)
-            .map(|c| (c.name.as_str(), "active", &c.counters))
-            .chain(s.removed.iter().map(|(n, c)| (n.as_str(), "removed", c)))
+            .flat_map(|(t, dir)| {
+                let active = t
+                    .classes
+                    .iter()
+                    .filter(|c| c.leaf)
+                    .map(|c| (c.name.as_str(), "active", &c.counters));
+                let removed = t.removed.iter().map(|(n, c)| (n.as_str(), "removed", c));
+                active
+                    .chain(removed)
+                    .map(move |(n, st, c)| (with(&vec![("class", n), ("state", st)], dir), c))
+            })
             .collect();
         let per = |f: &dyn Fn(&Counters) -> u64| -> Vec<(Labels<'_>, u64)> {
-            classes
-                .iter()
-                .map(|(n, st, c)| (vec![("class", *n), ("state", *st)], f(c)))
-                .collect()
+            classes.iter().map(|(l, c)| (l.clone(), f(c))).collect()
         };
         counter(
             &mut e,
@@ -107,23 +141,23 @@ impl Collector for SnapshotCollector {
         counter(
             &mut e,
             "linkshare_class_sent_packets",
-            "Frames of the class handed to the kernel on the out interface",
+            "Frames of the class handed to the kernel (on out; on in for the reverse tree)",
             &per(&|c| c.dequeued.packets),
         )?;
         counter(
             &mut e,
             "linkshare_class_sent_bytes",
-            "Bytes of the class handed to the kernel on the out interface",
+            "Bytes of the class handed to the kernel (on out; on in for the reverse tree)",
             &per(&|c| c.dequeued.bytes),
         )?;
         let drops = |bytes: bool| -> Vec<(Labels<'_>, u64)> {
             classes
                 .iter()
-                .flat_map(|(n, st, c)| {
+                .flat_map(|(l, c)| {
                     DropReason::ALL.iter().map(move |r| {
                         let d = c.dropped(*r);
                         (
-                            vec![("class", *n), ("state", *st), ("reason", r.as_str())],
+                            with(l, &[("reason", r.as_str())]),
                             if bytes { d.bytes } else { d.packets },
                         )
                     })
@@ -145,13 +179,13 @@ impl Collector for SnapshotCollector {
         let backlog = |bytes: bool| -> Vec<(Labels<'_>, f64)> {
             classes
                 .iter()
-                .map(|(n, st, c)| {
+                .map(|(l, c)| {
                     let q = if bytes {
                         c.queued.bytes
                     } else {
                         c.queued.packets
                     };
-                    (vec![("class", *n), ("state", *st)], q as f64)
+                    (l.clone(), q as f64)
                 })
                 .collect()
         };
@@ -167,10 +201,13 @@ impl Collector for SnapshotCollector {
             "Bytes queued in the class now",
             &backlog(true),
         )?;
-        let rates: Vec<(Labels<'_>, f64)> = s
-            .classes
+        let rates: Vec<(Labels<'_>, f64)> = trees
             .iter()
-            .map(|c| (vec![("class", c.name.as_str())], c.rate_bps))
+            .flat_map(|(t, dir)| {
+                t.classes
+                    .iter()
+                    .map(move |c| (with(&vec![("class", c.name.as_str())], dir), c.rate_bps))
+            })
             .collect();
         gauge(
             &mut e,
@@ -185,40 +222,46 @@ impl Collector for SnapshotCollector {
                 None,
                 MetricType::Histogram,
             )?;
-            // Exported at every power of two (the histogram has four buckets per power);
-            // the encoder wants each bucket's own count and accumulates them.
-            let mut buckets: Vec<(f64, u64)> = Vec::new();
-            let mut pending = 0;
-            for (bound, c) in s.pacing.buckets() {
-                pending += c;
-                if bound.is_power_of_two() {
-                    buckets.push((bound as f64 / 1e9, pending));
-                    pending = 0;
+            for (t, dir) in &trees {
+                // Exported at every power of two (the histogram has four buckets per
+                // power); the encoder wants each bucket's own count and accumulates them.
+                let mut buckets: Vec<(f64, u64)> = Vec::new();
+                let mut pending = 0;
+                for (bound, c) in t.pacing.buckets() {
+                    pending += c;
+                    if bound.is_power_of_two() {
+                        buckets.push((bound as f64 / 1e9, pending));
+                        pending = 0;
+                    }
                 }
+                if let Some(last) = buckets.last_mut() {
+                    last.1 += pending;
+                }
+                let sum = t.pacing.sum_ns() as f64 / 1e9;
+                m.encode_family(dir)?
+                    .encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+                        sum,
+                        t.pacing.count(),
+                        &buckets,
+                        None,
+                    )?;
             }
-            if let Some(last) = buckets.last_mut() {
-                last.1 += pending;
-            }
-            let sum = s.pacing.sum_ns() as f64 / 1e9;
-            m.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
-                sum,
-                s.pacing.count(),
-                &buckets,
-                None,
-            )?;
         }
-        gauge(
-            &mut e,
-            "linkshare_pool_frames",
-            "Frame pool slots",
-            &[
-                (vec![("state", "capacity")], s.pool.capacity as f64),
-                (vec![("state", "in_use")], s.pool.in_use as f64),
-                (vec![("state", "high_water")], s.pool.high_water as f64),
-            ],
-        )?;
+        let pool: Vec<(Labels<'_>, f64)> = trees
+            .iter()
+            .flat_map(|(t, dir)| {
+                [
+                    ("capacity", t.pool.capacity),
+                    ("in_use", t.pool.in_use),
+                    ("high_water", t.pool.high_water),
+                ]
+                .map(|(st, v)| (with(&vec![("state", st)], dir), v as f64))
+            })
+            .collect();
+        gauge(&mut e, "linkshare_pool_frames", "Frame pool slots", &pool)?;
         let d = &s.stats;
         let none: Labels<'_> = Vec::new();
+        // Counted by the loop, in the forward tree's stats only.
         for (name, help, v) in [
             (
                 "linkshare_datapath_loops",
@@ -230,59 +273,74 @@ impl Collector for SnapshotCollector {
                 "Times the datapath slept",
                 d.sleeps,
             ),
+        ] {
+            counter(&mut e, name, help, &[(none.clone(), v)])?;
+        }
+        // Counted per direction.
+        type Field = fn(&crate::snapshot::DatapathStats) -> u64;
+        let per_direction: [(&str, &str, Field); 9] = [
             (
                 "linkshare_datapath_rx_frames",
-                "Frames read on the in interface",
-                d.rx_frames,
+                "Frames read on the in interface (on out for the reverse tree)",
+                |d| d.rx_frames,
             ),
             (
                 "linkshare_datapath_rx_bytes",
-                "Bytes read on the in interface",
-                d.rx_bytes,
+                "Bytes read on the in interface (on out for the reverse tree)",
+                |d| d.rx_bytes,
             ),
             (
                 "linkshare_datapath_rx_errors",
                 "Frames lost reading the copy path",
-                d.rx_errors,
+                |d| d.rx_errors,
             ),
             (
                 "linkshare_datapath_segmented_frames",
                 "Super-frames cut into segments",
-                d.segmented,
+                |d| d.segmented,
             ),
             (
                 "linkshare_datapath_segments",
                 "Segments cut from super-frames",
-                d.segments,
+                |d| d.segments,
             ),
             (
                 "linkshare_datapath_checksums_completed",
                 "Partial checksums completed",
-                d.checksums_completed,
+                |d| d.checksums_completed,
             ),
             (
                 "linkshare_datapath_tx_frames",
-                "Frames handed to the kernel on the out interface",
-                d.tx_frames,
+                "Frames handed to the kernel on the out interface (on in for the reverse tree)",
+                |d| d.tx_frames,
             ),
             (
                 "linkshare_datapath_tx_errors",
-                "Frames the kernel refused on the out interface",
-                d.tx_errors,
+                "Frames the kernel refused on the out interface (on in for the reverse tree)",
+                |d| d.tx_errors,
             ),
             (
                 "linkshare_datapath_tx_calls",
-                "sendmmsg calls on the out interface",
-                d.tx_calls,
+                "sendmmsg calls on the out interface (on in for the reverse tree)",
+                |d| d.tx_calls,
             ),
+        ];
+        for (name, help, field) in per_direction {
+            let rows: Vec<(Labels<'_>, u64)> = trees
+                .iter()
+                .map(|(t, dir)| (dir.clone(), field(&t.stats)))
+                .collect();
+            counter(&mut e, name, help, &rows)?;
+        }
+        for (name, help, v) in [
             (
                 "linkshare_datapath_reverse_frames",
-                "Frames passed back from out to in",
+                "Frames passed back unshaped from out to in (no reverse tree)",
                 d.reverse_frames,
             ),
             (
                 "linkshare_datapath_reverse_errors",
-                "Frames passed back that the kernel refused",
+                "Frames passed back unshaped that the kernel refused",
                 d.reverse_errors,
             ),
             (
@@ -298,10 +356,32 @@ impl Collector for SnapshotCollector {
         ] {
             counter(&mut e, name, help, &[(none.clone(), v)])?;
         }
-        let unparsed: Vec<(Labels<'_>, u64)> = UNPARSED_REASONS
+        {
+            let mut m = e.encode_descriptor(
+                "linkshare_datapath_cpu_seconds",
+                "CPU time of the datapath thread, by mode (system: in the kernel)",
+                None,
+                MetricType::Counter,
+            )?;
+            for (mode, ns) in [("user", d.cpu_user_ns), ("system", d.cpu_system_ns)] {
+                ConstCounter::new(ns as f64 / 1e9)
+                    .encode(m.encode_family(&vec![("mode", mode)])?)?;
+            }
+        }
+        ConstCounter::new(d.busy_ns as f64 / 1e9).encode(e.encode_descriptor(
+            "linkshare_datapath_busy_seconds",
+            "Wall time of the datapath loop's turns that found work",
+            None,
+            MetricType::Counter,
+        )?)?;
+        let unparsed: Vec<(Labels<'_>, u64)> = trees
             .iter()
-            .zip(d.unparsed)
-            .map(|((_, name), v)| (vec![("reason", *name)], v))
+            .flat_map(|(t, dir)| {
+                UNPARSED_REASONS
+                    .iter()
+                    .zip(t.stats.unparsed)
+                    .map(move |((_, name), v)| (with(&vec![("reason", *name)], dir), v))
+            })
             .collect();
         counter(
             &mut e,
@@ -364,4 +444,105 @@ pub(crate) fn serve(addr: SocketAddr, shared: Shared) -> std::io::Result<JoinHan
                 let _ = request.respond(response);
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use linkshare_core::stats::Count;
+    use linkshare_core::units::Rate;
+
+    use super::*;
+    use crate::hist::Histogram;
+    use crate::snapshot::{ClassSnapshot, DatapathStats, PoolStats};
+
+    /// A tree of one leaf `leaf` that received 10 frames and sent 7 (3 queued).
+    fn tree(leaf: &str, from: &str, to: &str) -> Snapshot {
+        let mut c = Counters::default();
+        c.arrived = Count {
+            packets: 10,
+            bytes: 1000,
+        };
+        c.enqueued = c.arrived;
+        c.dequeued = Count {
+            packets: 7,
+            bytes: 700,
+        };
+        c.queued = Count {
+            packets: 3,
+            bytes: 300,
+        };
+        let mut pacing = Histogram::default();
+        pacing.record(Duration::from_micros(3));
+        Snapshot {
+            name: leaf.to_owned(),
+            scheduler: "fifo",
+            rate: Rate::from_mbit(10),
+            interfaces: (from.to_owned(), to.to_owned()),
+            uptime: Duration::from_millis(1500),
+            classes: vec![ClassSnapshot {
+                name: leaf.to_owned(),
+                parent: None,
+                leaf: true,
+                counters: c,
+                rate_bps: 0.0,
+                delay: None,
+            }],
+            removed: Vec::new(),
+            stats: DatapathStats {
+                rx_frames: 10,
+                ..DatapathStats::default()
+            },
+            pool: PoolStats {
+                capacity: 64,
+                in_use: 3,
+                high_water: 5,
+            },
+            pacing,
+            reverse: None,
+        }
+    }
+
+    fn encode(s: Snapshot) -> String {
+        let shared: Shared = Arc::new(Mutex::new(Some(Arc::new(s))));
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(SnapshotCollector(shared)));
+        let mut body = String::new();
+        prometheus_client::encoding::text::encode(&mut body, &registry).unwrap();
+        body
+    }
+
+    /// With a reverse tree, each family is described once and holds both trees'
+    /// series; the forward tree's series are exactly those of a one-tree shaper.
+    #[test]
+    fn the_reverse_tree_is_labelled_and_the_forward_one_unchanged() {
+        let one = encode(tree("up", "si", "so"));
+        let mut both = tree("up", "si", "so");
+        both.reverse = Some(Box::new(tree("down", "so", "si")));
+        let both = encode(both);
+        for line in one.lines().filter(|l| !l.starts_with('#')) {
+            if line.starts_with("linkshare_uptime") || line.starts_with("linkshare_datapath_cpu") {
+                continue;
+            }
+            assert!(both.contains(line), "{line} is gone:\n{both}");
+        }
+        let helps: Vec<&str> = both.lines().filter(|l| l.starts_with("# HELP")).collect();
+        let mut unique = helps.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(
+            helps.len(),
+            unique.len(),
+            "a family described twice:\n{both}"
+        );
+        for want in [
+            "linkshare_class_sent_packets_total{class=\"down\",state=\"active\",direction=\"reverse\"} 7",
+            "linkshare_class_backlog_packets{class=\"down\",state=\"active\",direction=\"reverse\"} 3",
+            "linkshare_pool_frames{state=\"in_use\",direction=\"reverse\"} 3",
+            "linkshare_datapath_rx_frames_total{direction=\"reverse\"} 10",
+            "linkshare_pacing_error_seconds_count{direction=\"reverse\"} 1",
+            "linkshare_pacing_error_seconds_count 1",
+        ] {
+            assert!(both.contains(want), "no {want} in:\n{both}");
+        }
+    }
 }

@@ -45,11 +45,6 @@ impl FramePool {
         }
     }
 
-    /// Bytes a slot holds.
-    pub(crate) fn slot_size(&self) -> usize {
-        self.slot_size
-    }
-
     /// Slots in all.
     pub(crate) fn capacity(&self) -> usize {
         self.buf.len() / self.slot_size

@@ -68,6 +68,15 @@ pub struct DatapathStats {
     pub reloads: u64,
     /// Reloads refused (invalid configuration).
     pub reload_failures: u64,
+    /// Wall time of the loop turns that found work, nanoseconds: the datapath's busy
+    /// time (frames sent per busy second is its forwarding capacity, whatever pace the
+    /// traffic comes at).
+    pub busy_ns: u64,
+    /// CPU time of the datapath thread in user space, nanoseconds (both trees).
+    pub cpu_user_ns: u64,
+    /// CPU time of the datapath thread in the kernel (its system calls, and what the
+    /// kernel does in them: a veth delivers to the peer's stack there), nanoseconds.
+    pub cpu_system_ns: u64,
 }
 
 /// The frame pool.
@@ -104,11 +113,20 @@ pub struct Snapshot {
     pub pool: PoolStats,
     /// Pacing error: actual minus scheduled start of each transmission.
     pub pacing: Histogram,
+    /// The reverse tree's snapshot, when one is configured: its `interfaces` are
+    /// (`out`, `in`), its `stats` count the frames read on `out` and sent on `in`; the
+    /// loop's own counters (turns, sleeps, reloads, ring drops) are in this, the
+    /// forward snapshot, only.
+    pub reverse: Option<Box<Snapshot>>,
 }
 
 impl Snapshot {
-    /// Checks the identities in every class, removed ones included.
+    /// Checks the identities in every class of both trees, removed ones included.
     pub fn check_conservation(&self) -> Result<(), String> {
+        if let Some(r) = &self.reverse {
+            r.check_conservation()
+                .map_err(|e| format!("reverse tree: {e}"))?;
+        }
         for c in &self.classes {
             c.counters.check_identities(&c.name)?;
         }

@@ -10,36 +10,62 @@
 //! a quarter of a power of two); `flows` is empty (the shaper sees frames, not flows);
 //! `link_sharing.status` is `"unavailable"` (no per-packet records are kept). Classes
 //! removed by a reload are not listed (their final counters are in the metrics, with
-//! `state="removed"`).
+//! `state="removed"`). A reverse tree is the second link, named `link-reverse` as the
+//! simulator names a single-link scenario's reverse direction, its classes tagged with
+//! that link; the final table prints it below the forward tree.
 
 use linkshare_report::quality::LinkSharing;
 use linkshare_report::summary::{
     ClassSummary, DelaySummary, LinkSummary, SchedulerCounters, Summary, drops_by_reason,
 };
 use linkshare_report::table::{TextTable, append_columns, rate_column, time_column};
-use linkshare_sim::config::SINGLE_LINK;
+use linkshare_sim::config::{SINGLE_LINK, SINGLE_REVERSE_LINK};
 use linkshare_sim::result::DelayStats;
 
 use crate::snapshot::Snapshot;
 
-/// The summary of `s` (a snapshot taken with delays).
+/// The summary of `s` (a snapshot taken with delays): the forward tree as the link
+/// `link`, the reverse tree, if any, as `link-reverse`.
 pub fn summary(s: &Snapshot) -> Summary {
+    let mut links = vec![link_summary(s, SINGLE_LINK)];
+    let mut classes = class_summaries(s, SINGLE_LINK);
+    if let Some(r) = &s.reverse {
+        links.push(link_summary(r, SINGLE_REVERSE_LINK));
+        classes.extend(class_summaries(r, SINGLE_REVERSE_LINK));
+    }
+    Summary {
+        scenario: s.name.clone(),
+        seed: 0,
+        duration_s: s.uptime.as_secs_f64(),
+        window_s: crate::metrics::PUBLISH_INTERVAL.as_secs_f64(),
+        delay_records: "histogram",
+        links,
+        classes,
+        flows: Vec::new(),
+        complete: true,
+        stopped: None,
+    }
+}
+
+/// Mean bits per second of `bytes` over the snapshot's uptime.
+fn mean_rate(s: &Snapshot, bytes: u64) -> f64 {
     let secs = s.uptime.as_secs_f64();
-    let rate = |bytes: u64| {
-        if secs > 0.0 {
-            bytes as f64 * 8.0 / secs
-        } else {
-            0.0
-        }
-    };
-    let classes = s
-        .classes
+    if secs > 0.0 {
+        bytes as f64 * 8.0 / secs
+    } else {
+        0.0
+    }
+}
+
+/// The classes of one tree, tagged with `link`.
+fn class_summaries(s: &Snapshot, link: &str) -> Vec<ClassSummary> {
+    s.classes
         .iter()
         .map(|c| {
             let dropped = c.counters.dropped_total();
             let delay = c.delay.unwrap_or_default();
             ClassSummary {
-                link: SINGLE_LINK.to_owned(),
+                link: link.to_owned(),
                 name: c.name.clone(),
                 parent: c.parent.clone(),
                 leaf: c.leaf,
@@ -54,7 +80,7 @@ pub fn summary(s: &Snapshot) -> Summary {
                 bytes_queued_at_end: c.counters.queued.bytes,
                 packets_in_transmission_at_end: 0,
                 bytes_in_transmission_at_end: 0,
-                mean_rate_bps: rate(c.counters.dequeued.bytes),
+                mean_rate_bps: mean_rate(s, c.counters.dequeued.bytes),
                 delay_s: DelaySummary::from(&delay),
                 // The shaper's delay is measured to the start of transmission already.
                 wait_s: DelaySummary::from(&delay),
@@ -64,7 +90,11 @@ pub fn summary(s: &Snapshot) -> Summary {
                 scheduler_counters: SchedulerCounters::default(),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// One tree as the link `name`.
+fn link_summary(s: &Snapshot, name: &str) -> LinkSummary {
     // The link's counts are its root's (the first class); a frame handed to the kernel
     // is delivered, so none is in transmission or propagating.
     let root = s
@@ -73,50 +103,39 @@ pub fn summary(s: &Snapshot) -> Summary {
         .map(|c| c.counters.clone())
         .unwrap_or_default();
     let root_dropped = root.dropped_total();
-    Summary {
-        scenario: s.name.clone(),
-        seed: 0,
-        duration_s: secs,
-        window_s: crate::metrics::PUBLISH_INTERVAL.as_secs_f64(),
-        delay_records: "histogram",
-        links: vec![LinkSummary {
-            name: SINGLE_LINK.to_owned(),
-            scheduler: s.scheduler.to_owned(),
-            rate_bps: s.rate.bps(),
-            packets_sent: root.arrived.packets,
-            bytes_sent: root.arrived.bytes,
-            packets_delivered: root.dequeued.packets,
-            bytes_delivered: root.dequeued.bytes,
-            packets_dropped: root_dropped.packets,
-            bytes_dropped: root_dropped.bytes,
-            packets_queued_at_end: root.queued.packets,
-            bytes_queued_at_end: root.queued.bytes,
-            packets_in_transmission_at_end: 0,
-            bytes_in_transmission_at_end: 0,
-            packets_propagating_at_end: 0,
-            bytes_propagating_at_end: 0,
-            link_sharing: LinkSharing {
-                status: "unavailable",
-                unavailable_reason: Some(
-                    "a real link: the shaper keeps counters and histograms, not per-packet records"
-                        .to_owned(),
-                ),
-                empirical_alpha_bytes: None,
-                empirical_alpha_pair: None,
-                empirical_alpha_note: None,
-                max_gap_s: None,
-                max_gap_class: None,
-                max_gap_from_s: None,
-                intervals: Vec::new(),
-            },
-            per_flow: Vec::new(),
-            scheduler_counters: SchedulerCounters::default(),
-            ratios: Vec::new(),
-        }],
-        classes,
-        flows: Vec::new(),
-        complete: true,
-        stopped: None,
+    LinkSummary {
+        name: name.to_owned(),
+        scheduler: s.scheduler.to_owned(),
+        rate_bps: s.rate.bps(),
+        packets_sent: root.arrived.packets,
+        bytes_sent: root.arrived.bytes,
+        packets_delivered: root.dequeued.packets,
+        bytes_delivered: root.dequeued.bytes,
+        packets_dropped: root_dropped.packets,
+        bytes_dropped: root_dropped.bytes,
+        packets_queued_at_end: root.queued.packets,
+        bytes_queued_at_end: root.queued.bytes,
+        packets_in_transmission_at_end: 0,
+        bytes_in_transmission_at_end: 0,
+        packets_propagating_at_end: 0,
+        bytes_propagating_at_end: 0,
+        link_sharing: LinkSharing {
+            status: "unavailable",
+            unavailable_reason: Some(
+                "a real link: the shaper keeps counters and histograms, not per-packet records"
+                    .to_owned(),
+            ),
+            empirical_alpha_bytes: None,
+            empirical_alpha_pair: None,
+            empirical_alpha_note: None,
+            max_gap_s: None,
+            max_gap_class: None,
+            max_gap_from_s: None,
+            intervals: Vec::new(),
+        },
+        per_flow: Vec::new(),
+        scheduler_counters: SchedulerCounters::default(),
+        ratios: Vec::new(),
     }
 }
 

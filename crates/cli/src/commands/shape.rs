@@ -32,7 +32,8 @@ pub struct ShapeArgs {
 /// Runs the command.
 pub fn run(args: &ShapeArgs, global: &Global) -> Result<(), Failure> {
     let config = linkshare_scenario::load_shaper_file(&args.config)?;
-    for warning in &config.warnings {
+    let reverse_warnings = config.reverse.iter().flat_map(|r| &r.link.warnings);
+    for warning in config.warnings.iter().chain(reverse_warnings) {
         global.warn(&warning.to_string());
     }
     let mut so = std::io::stdout().lock();
@@ -59,6 +60,36 @@ pub fn run(args: &ShapeArgs, global: &Global) -> Result<(), Failure> {
                     s.pacing.name(),
                 )
             })
+            .and_then(|()| match &config.reverse {
+                None => writeln!(
+                    so,
+                    "reverse: {} -> {} unshaped",
+                    s.interfaces.output, s.interfaces.input
+                ),
+                Some(r) => {
+                    let l = &r.link;
+                    writeln!(
+                        so,
+                        "reverse tree `{}` ({}), scheduler {}",
+                        l.name,
+                        l.file,
+                        l.scheduler.kind()
+                    )
+                    .and_then(|()| write!(so, "{}", class_tree(&l.classes)))
+                    .and_then(|()| {
+                        writeln!(
+                            so,
+                            "reverse: {} -> {} at {}, {} filter(s), default class `{}`, pool {} frames",
+                            s.interfaces.output,
+                            s.interfaces.input,
+                            l.rate,
+                            l.rules.len(),
+                            l.classes.get(r.default).name(),
+                            r.pool,
+                        )
+                    })
+                }
+            })
             .and_then(|()| writeln!(so, "{}: OK", args.config.display()))
             .map_err(stdout_failure);
     }
@@ -77,11 +108,19 @@ pub fn run(args: &ShapeArgs, global: &Global) -> Result<(), Failure> {
             offloads,
             metrics,
             max_frame,
+            reverse,
         } => {
             eprintln!(
                 "shaping {} -> {} (frames up to {max_frame} B); SIGHUP reloads, SIGUSR1 writes summary.json, SIGINT stops",
                 interfaces.0, interfaces.1
             );
+            match reverse {
+                Some(file) => eprintln!(
+                    "shaping {} -> {} with the reverse tree of {file}",
+                    interfaces.1, interfaces.0
+                ),
+                None => eprintln!("passing {} -> {} unshaped", interfaces.1, interfaces.0),
+            }
             if !offloads.is_empty() {
                 eprintln!("turned off {} (GRO is restored at exit)", offloads.join(", "));
             }
@@ -98,5 +137,12 @@ pub fn run(args: &ShapeArgs, global: &Global) -> Result<(), Failure> {
     .map_err(|e| Failure::Shape(e.to_string()))?;
     let table = linkshare_shaper::summary::table(&final_snapshot);
     let mut so = std::io::stdout().lock();
-    write!(so, "{}", table.render()).map_err(stdout_failure)
+    write!(so, "{}", table.render()).map_err(stdout_failure)?;
+    if let Some(r) = &final_snapshot.reverse {
+        let (from, to) = &r.interfaces;
+        let table = linkshare_shaper::summary::table(r);
+        write!(so, "\nreverse tree, {from} -> {to}:\n{}", table.render())
+            .map_err(stdout_failure)?;
+    }
+    Ok(())
 }

@@ -24,7 +24,7 @@ use class::read_class;
 use flow::read_flow;
 pub(crate) use settings::JOBS_CLASS_KEYS;
 pub use shaper::PacingMode;
-pub(crate) use shaper::{FilterDef, ShaperDef};
+pub(crate) use shaper::{DEFAULT_POOL, FilterDef, ShaperDef};
 pub(crate) use tcp::{TcpDef, WindowDef};
 
 /// Top-level keys.
@@ -328,11 +328,12 @@ fn read_shaper_tables(
     (shaper, filters)
 }
 
-/// Who reads the single link of a file: `linkshare shape` (which needs `[shaper]`) or
-/// `linkshare tc export` (which does not).
+/// Who reads the single link of a file: `linkshare shape` (which needs `[shaper]`), the
+/// shaper's reverse tree or `linkshare tc export` (which do not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LinkReader {
     Shaper,
+    Reverse,
     Export,
 }
 
@@ -373,7 +374,9 @@ pub(crate) fn read_shaper_document(
     let form = read_form(ctx, doc);
     if let Form::Topology { .. } = form {
         let problem = match reader {
-            LinkReader::Shaper => "the shaper shapes one link, and this file describes a topology",
+            LinkReader::Shaper | LinkReader::Reverse => {
+                "the shaper shapes one link, and this file describes a topology"
+            }
             LinkReader::Export => {
                 "tc configures the qdisc of one interface, and this file describes a topology"
             }

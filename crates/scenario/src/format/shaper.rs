@@ -14,8 +14,12 @@ use crate::reader::{Ctx, Sp, Span, Table, Value};
 
 /// Keys of `[shaper]`.
 const SHAPER_KEYS: &[&str] = &[
-    "in", "out", "default", "pool", "pacing", "spin", "metrics", "realtime",
+    "in", "out", "default", "pool", "pacing", "spin", "metrics", "realtime", "reverse",
 ];
+
+/// Keys of `[shaper]` that only the forward file may set: the one datapath loop that
+/// runs both trees waits, serves metrics and loads the reverse tree as it says.
+pub(crate) const FORWARD_ONLY_KEYS: &[&str] = &["pacing", "spin", "metrics", "realtime", "reverse"];
 
 /// Keys of a `[[filter]]`.
 const FILTER_KEYS: &[&str] = &[
@@ -40,7 +44,8 @@ pub(crate) const DEFAULT_SPIN: Duration = Duration::from_micros(50);
 /// How the shaper waits for a packet's departure time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacingMode {
-    /// Sleep on an absolute monotonic deadline until `spin` before it, then spin.
+    /// Sleep on an absolute monotonic deadline until `spin` before it, then spin; after
+    /// the last frame, keep polling for 10 µs (or `spin`, if shorter) before sleeping.
     SleepSpin,
     /// Never sleep: poll the rings and the clock continuously (lowest pacing error, one
     /// core busy all the time).
@@ -80,6 +85,10 @@ pub(crate) struct ShaperDef {
     pub(crate) spin: Duration,
     pub(crate) metrics: Option<SocketAddr>,
     pub(crate) realtime: bool,
+    /// `reverse`: the file of the reverse tree, as written (relative to this file).
+    pub(crate) reverse: Option<Sp<String>>,
+    /// Where the keys of [`FORWARD_ONLY_KEYS`] were written, if they were.
+    pub(crate) forward_only: Vec<(&'static str, Span)>,
 }
 
 /// A `[[filter]]`, read.
@@ -162,8 +171,31 @@ pub(crate) fn read_shaper(ctx: &mut Ctx<'_>, v: &Value<'_>) -> Option<ShaperDef>
         .get("realtime")
         .and_then(|v| ctx.boolean("shaper.realtime", v))
         .is_some_and(|b| b.value);
+    let reverse = t.get("reverse").and_then(|v| {
+        let s = ctx.string("shaper.reverse", v)?;
+        if s.value.is_empty() {
+            ctx.report(
+                &s.span,
+                "shaper.reverse",
+                "`reverse` names no file",
+                "name the reverse tree's file, e.g. reverse = \"download.toml\" (relative to \
+                 this file), or remove `reverse` to pass frames back unshaped",
+            );
+            return None;
+        }
+        Some(Sp {
+            value: s.value.to_owned(),
+            span: s.span,
+        })
+    });
+    let forward_only = FORWARD_ONLY_KEYS
+        .iter()
+        .filter_map(|&k| t.key_span(k).map(|span| (k, span)))
+        .collect();
     Some(ShaperDef {
         realtime,
+        reverse,
+        forward_only,
         span: t.span.clone(),
         input,
         output,

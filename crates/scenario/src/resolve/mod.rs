@@ -24,6 +24,7 @@ use super::format::{ClassDef, Document, Form, Header, LinkDef, ShaperDocument, T
 use super::problem::{Problem, did_you_mean, name_list};
 use super::reader::{Ctx, Sp, Span};
 use super::{Layout, LinkNotes, Scenario, ShaperConfig, SingleLink, Source};
+use crate::shaper::{Interfaces, ReverseConfig};
 use flow::{Env, TraceCache, build_flow};
 
 /// At most this many measurement windows per run (`duration / window`).
@@ -348,7 +349,12 @@ pub(crate) fn build_shaper(
         rules: link.rules.clone(),
         default: link.default,
     };
-    let settings = shaper::settings(ctx, doc.shaper.as_ref()?, filters)?;
+    let def = doc.shaper.as_ref()?;
+    let mut settings = shaper::settings(ctx, def, filters)?;
+    settings.reverse_file = def
+        .reverse
+        .as_ref()
+        .map(|r| (r.value.clone(), ctx.origin(&r.span)));
     Some(ShaperConfig {
         name: link.name,
         file: link.file,
@@ -359,6 +365,80 @@ pub(crate) fn build_shaper(
         buffer: link.buffer,
         shaper: settings,
         warnings: link.warnings,
+        reverse: None,
+    })
+}
+
+/// Builds a shaper's reverse tree (see [`ReverseConfig`]) for the forward file's
+/// `interfaces`; `None` when problems were reported to `ctx`.
+pub(crate) fn build_reverse(
+    ctx: &mut Ctx<'_>,
+    doc: &ShaperDocument,
+    file: &str,
+    stem: &str,
+    interfaces: &Interfaces,
+) -> Option<ReverseConfig> {
+    let link = build_single_link(ctx, doc, file, stem)?;
+    let Some(def) = &doc.shaper else {
+        return match link.classes.leaves() {
+            [only] => Some(ReverseConfig {
+                default: *only,
+                pool: crate::format::DEFAULT_POOL,
+                link,
+            }),
+            leaves => {
+                ctx.report(
+                    &(0..0),
+                    "shaper.default",
+                    "the reverse tree has no default class for frames no filter matches",
+                    format!(
+                        "add [shaper] with `default = \"{}\"` (or another leaf)",
+                        leaves
+                            .last()
+                            .map_or("bulk", |&l| link.classes.get(l).name())
+                    ),
+                );
+                None
+            }
+        };
+    };
+    for (key, span) in &def.forward_only {
+        ctx.report(
+            span,
+            &format!("shaper.{key}"),
+            format!("the reverse tree cannot set `{key}`"),
+            format!(
+                "one loop runs both trees: set `{key}` in the forward file's [shaper], and \
+                 here only `default`, `pool`, `in` and `out`"
+            ),
+        );
+    }
+    for (iface, key, want) in [
+        (&def.input, "in", &interfaces.output),
+        (&def.output, "out", &interfaces.input),
+    ] {
+        if let Some(i) = iface.as_ref().filter(|i| i.value != *want) {
+            ctx.report(
+                &i.span,
+                &format!("shaper.{key}"),
+                format!(
+                    "the reverse tree's `{key}` is `{}`, and the forward file bridges `{}` -> `{}`",
+                    i.value, interfaces.input, interfaces.output
+                ),
+                format!(
+                    "write `{key} = \"{want}\"` (the reverse tree runs from the forward `out` \
+                     to the forward `in`), or leave `{key}` out"
+                ),
+            );
+        }
+    }
+    if !ctx.problems.is_empty() {
+        return None;
+    }
+    Some(ReverseConfig {
+        default: link.default?,
+        pool: def.pool,
+        link,
     })
 }
 

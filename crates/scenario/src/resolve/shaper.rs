@@ -134,5 +134,6 @@ pub(crate) fn settings(
         realtime: def.realtime,
         rules: filters.rules,
         default: filters.default?,
+        reverse_file: None,
     })
 }

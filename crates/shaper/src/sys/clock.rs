@@ -124,3 +124,17 @@ pub(crate) fn set_realtime(priority: i32) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// CPU time the calling thread has used so far: (user, system) nanoseconds
+/// (`getrusage(RUSAGE_THREAD)`; the kernel's accounting, in its tick or finer).
+pub(crate) fn thread_cpu_ns() -> (u64, u64) {
+    // SAFETY: `rusage` is plain old data; all-zero is valid.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is live and writable; RUSAGE_THREAD is valid for the calling thread.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    if r < 0 {
+        return (0, 0);
+    }
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    (ns(ru.ru_utime), ns(ru.ru_stime))
+}
