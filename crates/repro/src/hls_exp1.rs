@@ -6,7 +6,7 @@
 //! printed). Rather than pick one idle sequence, which would let the choice decide
 //! whether HTB agrees with the paper, every order in which three of the five leaves go
 //! idle one at a time ([`idle_orders`], 5 x 4 x 3 = 60) runs under HLS, HTB and CBQ with
-//! each of the core's link-sharing guidelines ([`Contender`]), on both cores
+//! each of the core's three link-sharing guidelines ([`Contender`]), on both cores
 //! ([`run_parallel`]). Each run is compared with the HMM-fair reference of its own
 //! order, phase by phase, after the first measurement window of each phase.
 //!
@@ -105,6 +105,7 @@ impl Contender {
         match self.sharing {
             Some(CbqSharing::TopLevel) => "cbq (top-level)",
             Some(CbqSharing::Formal) => "cbq (formal)",
+            Some(CbqSharing::Ns2TopLevel) => "cbq (top-level-ns2)",
             None => self.kind.name(),
         }
     }
@@ -114,6 +115,7 @@ impl Contender {
         match self.sharing {
             Some(CbqSharing::TopLevel) => "cbq-top-level",
             Some(CbqSharing::Formal) => "cbq-formal",
+            Some(CbqSharing::Ns2TopLevel) => "cbq-top-level-ns2",
             None => self.kind.name(),
         }
     }
@@ -124,7 +126,8 @@ impl Contender {
             (SchedulerKind::Hls, _) => "Fig. 7b",
             (SchedulerKind::Htb, _) => "Fig. 8d",
             (_, Some(CbqSharing::Formal)) => "Fig. 8b (ns-2, formal)",
-            _ => "Fig. 8a (Linux), 8c (ns-2, top-level)",
+            (_, Some(CbqSharing::Ns2TopLevel)) => "Fig. 8c (ns-2, top-level)",
+            _ => "Fig. 8a (Linux)",
         }
     }
 }
@@ -500,10 +503,12 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
              the 120 orders of all five leaves are these 60 experiments): four phases of \
              2 s (8 s), each measured after its first 0.2 s window and compared with the \
              HMM-fair allocation of that order's phase.",
-            "  CBQ runs with both link-sharing guidelines of the core: top-level with \
-             Linux's cutoff rules (the Linux qdisc of Fig. 8a; ns-2's top-level of Fig. 8c \
-             moves the cutoff by other rules, see the CBQ module docs) and formal \
-             (Floyd and Jacobson's guideline as ns-2 has it, Fig. 8b, in Linux's CBQ).",
+            "  CBQ runs with each link-sharing guideline of the core: top-level with \
+             Linux's cutoff rules (the Linux qdisc of Fig. 8a), formal (Floyd and \
+             Jacobson's guideline as ns-2 has it, Fig. 8b) and top-level with ns-2's \
+             cutoff rules (Fig. 8c); the last two put ns-2's regulator into Linux's CBQ \
+             (its estimators, round robin and overlimit action), not the whole of ns-2's \
+             CBQ (see the CBQ module docs).",
             "  --shorten N also divides every leaf's queue limit by N (at least 10 \
              packets), so that an idle leaf's queue drains within the unmeasured first \
              window of a phase.",
