@@ -56,7 +56,7 @@ fn shortened_exp1_runs_every_idle_order() {
     }
     assert!(
         guidelines_differ,
-        "CBQ's two guidelines gave the same deviation in every order"
+        "CBQ's three guidelines gave the same deviation in every order"
     );
 
     // The representative run of each scheduler measures, per packet, the same largest

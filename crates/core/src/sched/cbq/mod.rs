@@ -205,7 +205,7 @@
 //!
 //! `tests/cbq.rs` checks the estimator against Linux's fixed-point arithmetic, the
 //! cutoff rules, bounded classes and priorities on hand-derived cases, and the HLS
-//! paper's Fig. 1 allocations under both guidelines (derived by hand from each rule),
+//! paper's Fig. 1 allocations under top-level and formal (derived by hand from each rule),
 //! and ns-2's cutoff rules step by step against Linux's on a hand-derived sequence;
 //! every guideline passes the conformance harness (`tests/conformance.rs`) and the
 //! no-allocation test.
