@@ -739,3 +739,77 @@ mod conformance {
         }
     }
 }
+
+/// ns-2's cutoff rules (`top-level-ns2`) against Linux's, step by step, derived by hand.
+/// Link 10 Mbit/s; A (5 Mbit/s) with a1 (2) and a2 (3), so the root is at level 2; c
+/// (5 Mbit/s), a leaf under the root. Every estimator starts underlimit at `maxidle`;
+/// c's first packet finds no previous one (idle counts as `maxidle`), its second, sent
+/// back to back at 10 Mbit/s against its 5, makes it overlimit (idle = 0.8 - 1.6 ms < 0
+/// from `maxidle` 0.8 ms); the root, sending at its own rate, stays underlimit.
+///
+/// 1. Three arrivals to c at 0: c is underlimit, the cutoff drops to 0 (both rules).
+/// 2. c sends packet 0 at 0 (its own lender, level 0), still underlimit, two packets
+///    left: ns-2 sets the cutoff to c's level, 0; Linux keeps 0.
+/// 3. c sends packet 1 at 0.8 ms, now overlimit, one packet left: ns-2 lifts the cutoff
+///    at once; Linux keeps 0 (its rule runs at the next dequeue, and needs two queued).
+/// 4. An arrival to c at 0.8 ms: c is overlimit; ns-2 looks at c's lender only, the
+///    root, underlimit, and sets the cutoff to 1, below the root's level 2. Linux's
+///    cutoff, 0, is not above c's level: unchanged.
+/// 5. ns-2, dequeue at 1.6 ms: c is still overlimit and the root, its only lender, is
+///    above the cutoff; nothing else is backlogged, so the cutoff is lifted and c
+///    borrows from the root (packet 2); one packet is left again: lifted.
+#[test]
+fn ns2_top_level_rules_step_by_step() {
+    let t = tree(
+        Rate::from_mbit(10),
+        vec![
+            class("A", None, 5),
+            class("a1", Some("A"), 2),
+            class("a2", Some("A"), 3),
+            class("c", None, 5),
+        ],
+    );
+    let c = t.id_of("c").unwrap();
+    let at = |ms8: u64| T0 + Duration(800_000 * ms8);
+    let mut cutoffs = Vec::new();
+    for sharing in [CbqSharing::Ns2TopLevel, CbqSharing::TopLevel] {
+        let mut s = Cbq::<TestPacket>::with_params(&t, CbqParams { sharing });
+        assert_eq!(s.sharing(), sharing);
+        let mut seen = Vec::new();
+        for id in 0..3 {
+            put(&mut s, T0, c, id);
+        }
+        seen.push(s.toplevel());
+        assert_eq!(s.dequeue(at(0)).map(|d| d.pkt.id), Some(0));
+        assert!(s.class_state(c).unwrap().undertime.is_none());
+        seen.push(s.toplevel());
+        assert_eq!(s.dequeue(at(1)).map(|d| d.pkt.id), Some(1));
+        assert!(
+            s.class_state(c)
+                .unwrap()
+                .undertime
+                .is_some_and(|u| u > at(2))
+        );
+        seen.push(s.toplevel());
+        put(&mut s, at(1), c, 3);
+        seen.push(s.toplevel());
+        if sharing == CbqSharing::Ns2TopLevel {
+            assert_eq!(s.dequeue(at(2)).map(|d| d.pkt.id), Some(2));
+            seen.push(s.toplevel());
+        }
+        cutoffs.push(seen);
+    }
+    assert_eq!(
+        cutoffs,
+        [
+            vec![Some(0), Some(0), None, Some(1), None], // ns-2
+            vec![Some(0), Some(0), Some(0), Some(0)],    // Linux
+        ]
+    );
+    assert_eq!("top-level-ns2".parse(), Ok(CbqSharing::Ns2TopLevel));
+    assert!(
+        "ns2"
+            .parse::<CbqSharing>()
+            .is_err_and(|e| e.contains("top-level, formal, top-level-ns2"))
+    );
+}

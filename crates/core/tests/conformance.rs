@@ -188,6 +188,12 @@ fn variants() -> Vec<(SchedulerKind, Option<SchedulerConfig>)> {
         })),
     ));
     all.push((
+        SchedulerKind::Cbq,
+        Some(SchedulerConfig::Cbq(CbqParams {
+            sharing: CbqSharing::Ns2TopLevel,
+        })),
+    ));
+    all.push((
         SchedulerKind::Hfsc,
         Some(SchedulerConfig::Hfsc(HfscParams {
             restart: VtRestart::Min,

@@ -220,6 +220,12 @@ fn configs(buffer: BufferConfig) -> Vec<(SchedulerConfig, ClassTree)> {
         tree.clone(),
     ));
     all.push((
+        SchedulerConfig::Cbq(CbqParams {
+            sharing: CbqSharing::Ns2TopLevel,
+        }),
+        tree.clone(),
+    ));
+    all.push((
         SchedulerConfig::Hfsc(HfscParams {
             restart: VtRestart::Min,
         }),

@@ -157,15 +157,7 @@ pub fn run_scenario(
         scenario.check_memory(budget)?;
     }
     let reference = link_reference(&scenario.config, LinkId(0));
-    let settle = scenario.config.measure.window;
-    let windows: Vec<(Instant, Instant)> = reference
-        .intervals
-        .iter()
-        .map(|iv| {
-            let from = iv.start.saturating_add(settle);
-            (if from < iv.end { from } else { iv.start }, iv.end)
-        })
-        .collect();
+    let windows = measurement_windows(&reference, scenario.config.measure.window);
     let mut written = Written::default();
     let mut results: Vec<(String, RunResult)> = Vec::new();
     let mut runs = Vec::new();
@@ -227,6 +219,19 @@ pub fn run_scenario(
     let rates = rates_csv(&out);
     out.written.write(dir, "rates.csv", rates.as_bytes())?;
     Ok(out)
+}
+
+/// The window each interval of `reference` is measured over: `[start + settle, end)`,
+/// or the whole interval if it is not longer than `settle` (see the [module docs](self)).
+pub fn measurement_windows(reference: &LinkReference, settle: Duration) -> Vec<(Instant, Instant)> {
+    reference
+        .intervals
+        .iter()
+        .map(|iv| {
+            let from = iv.start.saturating_add(settle);
+            (if from < iv.end { from } else { iv.start }, iv.end)
+        })
+        .collect()
 }
 
 /// The reference rate of every class with a demand over time: leaves solid, interior

@@ -1,4 +1,5 @@
-//! The simulated reproductions of the HLS paper's §VIII: Experiments 1, 2 and 3.
+//! The simulated reproductions of the HLS paper's §VIII: Experiments 2 and 3 (Experiment
+//! 1 is [`crate::hls_exp1`]).
 
 use std::io::Write;
 
@@ -14,18 +15,10 @@ use crate::{Options, ReproError, stdout_failure};
 use linkshare_report::table::TextTable;
 use linkshare_scenario::Edit;
 
-/// The schedulers the paper compares in Experiments 1 and 2, plus HDRR (its bounds'
-/// baseline).
+/// The schedulers the paper compares in Experiment 2, plus HDRR (its bounds' baseline).
 const EXP12_SCHEDULERS: [&str; 4] = ["hls", "htb", "cbq", "hdrr"];
 /// The schedulers of Experiment 3.
 const EXP3_SCHEDULERS: [&str; 3] = ["hls", "htb", "cbq"];
-
-/// Experiment 1's scenario.
-pub const EXP1: Variant = Variant {
-    name: None,
-    file: "hls-exp1.toml",
-    toml: include_str!("../../../scenarios/hls-exp1.toml"),
-};
 
 /// Experiment 2's variants L, M and H.
 pub const EXP2: [Variant; 3] = [
@@ -55,56 +48,12 @@ pub const EXP3: Variant = Variant {
 
 /// What was chosen where the paper gives nothing, for the HTB and CBQ runs of every
 /// experiment.
-const CHOSEN: &str = "Chosen here (the paper does not say): every class may borrow up to \
+pub(crate) const CHOSEN: &str = "Chosen here (the paper does not say): every class may borrow up to \
     the link rate (ceil 1 Gbit/s); leaf quantum = rate / 1000 bytes (with tc's default \
     r2q = 10 every quantum would be clamped to 200 000 B); each sending leaf is flooded, \
     as on the paper's testbed: CBR at 1.1 Gbit/s (above the link rate) of 1000 B packets \
     into a queue of 1000 packets (Linux's default pfifo length), which drops the excess; \
     CBQ's top-level cutoff sees the dropped arrivals, as Linux's does.";
-
-/// `hls-exp1`.
-pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {
-    let (kinds, missing) = schedulers(&EXP12_SCHEDULERS, opts)?;
-    header(
-        out,
-        &[
-            "hls-exp1: HLS paper §VIII-B (Figs. 7, 8): the hierarchy of Fig. 1 at 1 Gbit/s, \
-             every leaf flooded with 1000 B packets, leaves going idle one after another.",
-            "Reconstructed: the paper's guarantees and idle sequence did not survive \
-             extraction; we use Fig. 1's guarantees (A1 100, A2 200, B1 100, B2 200, \
-             C 400 Mbit/s) and make B1 idle from 5 s, B2 from 10 s, C from 15 s; 20 s. \
-             This order is one of the few of the 60 in which HTB can be HMM-fair \
-             throughout, and was chosen for that: HTB's agreement with the paper rests on \
-             it, so its verdict is marked reconstruction-sensitive (HTB and CBQ over every \
-             order are not run yet).",
-            CHOSEN,
-            "Paper: HLS (Fig. 7b) and HTB (Fig. 8d) follow the HMM-fair allocation at all \
-             times; CBQ keeps the leaf guarantees, but A or B may fall below its guarantee \
-             when not all leaves send (Fig. 8a-c).",
-            "",
-        ],
-    )?;
-    print_missing(out, &missing)?;
-    let v = run_variant(EXP1, &kinds, opts, &variant_dir(opts, &EXP1))?;
-    print_variant(out, &v)?;
-    let checks: Vec<Check> = [
-        hmm_fair_check(&v, SchedulerKind::Hls, "Fig. 7b: HMM-fair at all times"),
-        hmm_fair_check(&v, SchedulerKind::Htb, "Fig. 8d: HMM-fair at all times").map(Check::should),
-        guarantee_check(
-            &v,
-            SchedulerKind::Cbq,
-            true,
-            "Fig. 8a-c: every leaf keeps its guarantee",
-        )
-        .map(Check::should),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    verdict::print(out, "hls-exp1: paper against ours", &checks)?;
-    footer(out, &[v])?;
-    Ok(checks)
-}
 
 /// `hls-exp2`.
 pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproError> {

@@ -36,6 +36,7 @@ mod hfsc;
 mod hfsc_restart;
 mod hfsc_sced;
 mod hls;
+mod hls_exp1;
 mod jobs;
 mod keshav_checks;
 mod keshav_cost;
@@ -147,8 +148,8 @@ pub const ALL: &[Repro] = &[
     },
     Repro {
         name: "hls-exp1",
-        about: "HLS paper §VIII-B: leaves of Fig. 1 going idle one after another",
-        run: hls::exp1,
+        about: "HLS paper §VIII-B: leaves of Fig. 1 going idle, every one of the 60 idle orders",
+        run: hls_exp1::exp1,
     },
     Repro {
         name: "hls-exp2",

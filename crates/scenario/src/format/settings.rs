@@ -94,8 +94,8 @@ pub(super) fn read<'t, 'i: 't>(
             &t.field("sharing"),
             v,
             &CbqSharing::ALL.map(|g| (g.name(), g)),
-            "\"top-level\" (Linux's) or \"formal\" (Floyd and Jacobson's formal link \
-             sharing, as in ns-2)",
+            "\"top-level\" (Linux's), \"formal\" (Floyd and Jacobson's formal link \
+             sharing, as in ns-2) or \"top-level-ns2\" (top-level with ns-2's cutoff rules)",
         )
     {
         settings.cbq = CbqParams { sharing };

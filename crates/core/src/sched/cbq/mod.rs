@@ -1,8 +1,8 @@
 //! CBQ: Class-Based Queueing with top-level link sharing (Floyd & Jacobson, "Link-sharing
 //! and resource management models for packet networks", ToN 1995), as implemented by
 //! Linux `sch_cbq` (removed in Linux 6.3) and described in the appendix of the HLS paper,
-//! and, as a setting ([`CbqParams`]), with the formal link-sharing guideline of the same
-//! paper, as ns-2's CBQ offers it.
+//! and, as settings ([`CbqParams`]), with the formal link-sharing guideline of the same
+//! paper and with ns-2's top-level cutoff rules, as ns-2's CBQ offers them.
 //!
 //! # The algorithm
 //!
@@ -41,6 +41,20 @@
 //!     underlimit (its undertime is cleared until its next update), and the selection
 //!     is repeated once (`cbq_dequeue`). A leaf whose borrow chain reaches the root can
 //!     therefore always send: with no bounded class CBQ is work-conserving.
+//! * **Regulator: top-level link sharing with ns-2's rules** ([`CbqSharing::Ns2TopLevel`],
+//!   ns-2's `toplevel_arrival` and `toplevel_departure`). The borrowing test is the
+//!   same; the cutoff moves differently:
+//!   * on every arrival to leaf `c` (queued or refused): if `toplevel > 0`, it becomes
+//!     0 when `c` is underlimit, else 1 when `toplevel > 1`, `c` may borrow and its
+//!     parent is underlimit. ns-2 numbers leaves 1 and writes "2" for the parent, a
+//!     fixed level whatever the parent's: a leaf under the root of a deeper tree (the
+//!     HLS paper's C) then cuts the cutoff below the root it would borrow from;
+//!   * right after each transmission by leaf `c` lent by `b` (estimators updated), if
+//!     `toplevel >= level(b)`: lifted when `c` has at most one packet left or `b` is
+//!     overlimit, `level(b)` otherwise;
+//!   * when no leaf can send, the cutoff is lifted and the selection repeated, as
+//!     above (ns-2 instead lets the first leaf able to borrow send, unaccounted; see
+//!     below).
 //! * **Regulator: formal link sharing** ([`CbqSharing::Formal`]). A class is
 //!   *unsatisfied* when it is underlimit and some backlogged leaf's borrow chain passes
 //!   through it (a leaf: it is backlogged itself). A backlogged leaf may send if it is
@@ -148,7 +162,8 @@
 //! * No `split`/`defmap` classification, no `isolated` classes (see the table), no
 //!   packets queued at interior classes.
 //!
-//! Formal link sharing is ns-2's guideline put into this (Linux's) CBQ: the estimators,
+//! Formal link sharing and ns-2's top-level rules are ns-2's guidelines put into this
+//! (Linux's) CBQ: the estimators,
 //! the weighted round robin, the overlimit action and the fallback when no leaf may send
 //! stay Linux's (ns-2 lets the first class able to borrow send, unaccounted). A leaf
 //! whose first underlimit ancestor is barred by the guideline is not given the overlimit
@@ -157,10 +172,10 @@
 //!
 //! ns-2's CBQ differs from Linux in its WRR (allotments refilled from the band's share
 //! of the link, and a last pass in which a class may send without allotment), in its
-//! top-level rules (an arrival only looks at the class and its lender; after a
-//! transmission the cutoff returns to "no cutoff" unless the lender is still underlimit
-//! and the class still backlogged), in its overlimit action, and in letting the first
-//! class able to borrow send, unaccounted, when no class may; we follow Linux.
+//! top-level rules (available as [`CbqSharing::Ns2TopLevel`]), in its overlimit action,
+//! and in letting the first class able to borrow send, unaccounted, when no class may;
+//! apart from the guideline, we follow Linux. So `formal` and `top-level-ns2` model the
+//! regulators of the HLS paper's ns-2 runs (Fig. 8b, c), not the rest of ns-2's CBQ.
 //! §VIII-D of the HLS paper reports that the Linux qdisc settles on different
 //! allocations after identical pauses while ns-2 does not; this implementation, like
 //! every discipline here, gives the same result for the same sequence of calls.
@@ -178,6 +193,8 @@
 //! [`Scheduler::remove_newest`] is O(1). No operation allocates once every queue has
 //! reached its peak length.
 //!
+//! ns-2's top-level rules cost O(1) per arrival and per transmission.
+//!
 //! Formal link sharing adds O(depth) per leaf becoming backlogged or empty (the counts
 //! of backlogged leaves along its borrow chain), and finding the lowest unsatisfied
 //! class is a pass over every class, O(classes), each time a leaf that is overlimit
@@ -188,8 +205,9 @@
 //!
 //! `tests/cbq.rs` checks the estimator against Linux's fixed-point arithmetic, the
 //! cutoff rules, bounded classes and priorities on hand-derived cases, and the HLS
-//! paper's Fig. 1 allocations under both guidelines (derived by hand from each rule);
-//! both guidelines pass the conformance harness (`tests/conformance.rs`) and the
+//! paper's Fig. 1 allocations under top-level and formal (derived by hand from each rule),
+//! and ns-2's cutoff rules step by step against Linux's on a hand-derived sequence;
+//! every guideline passes the conformance harness (`tests/conformance.rs`) and the
 //! no-allocation test.
 
 pub mod estimator;
@@ -217,17 +235,27 @@ pub enum CbqSharing {
     /// an underlimit ancestor at level `i` only when no class below level `i` is
     /// unsatisfied.
     Formal,
+    /// Top-level link sharing with ns-2's cutoff rules (`top-level-ns2`): an arrival
+    /// looks only at its leaf and the leaf's lender, and after each transmission the
+    /// cutoff is lifted unless the lender is still underlimit and the leaf still has
+    /// more than one packet queued.
+    Ns2TopLevel,
 }
 
 impl CbqSharing {
     /// Every guideline, in the order they are listed to users.
-    pub const ALL: [CbqSharing; 2] = [CbqSharing::TopLevel, CbqSharing::Formal];
+    pub const ALL: [CbqSharing; 3] = [
+        CbqSharing::TopLevel,
+        CbqSharing::Formal,
+        CbqSharing::Ns2TopLevel,
+    ];
 
     /// The name in scenarios (`[link.cbq] sharing`) and on the command line.
     pub const fn name(self) -> &'static str {
         match self {
             CbqSharing::TopLevel => "top-level",
             CbqSharing::Formal => "formal",
+            CbqSharing::Ns2TopLevel => "top-level-ns2",
         }
     }
 }
@@ -245,7 +273,11 @@ impl std::str::FromStr for CbqSharing {
             .into_iter()
             .find(|g| g.name() == s)
             .ok_or_else(|| {
-                format!("unknown link-sharing guideline `{s}`; known: top-level, formal")
+                let known: Vec<&str> = CbqSharing::ALL.iter().map(|g| g.name()).collect();
+                format!(
+                    "unknown link-sharing guideline `{s}`; known: {}",
+                    known.join(", ")
+                )
             })
     }
 }
@@ -510,8 +542,10 @@ impl<P: Packet> Cbq<P> {
     /// level of the first underlimit class among `c` and its borrow chain below it.
     /// (Under formal link sharing there is no cutoff.)
     fn mark_toplevel(&mut self, c: u32, now: Instant) {
-        if self.sharing == CbqSharing::Formal {
-            return;
+        match self.sharing {
+            CbqSharing::Formal => return,
+            CbqSharing::Ns2TopLevel => return self.ns2_arrival(c, now),
+            CbqSharing::TopLevel => {}
         }
         let top = self.toplevel;
         let mut c = c;
@@ -522,6 +556,40 @@ impl<P: Packet> Cbq<P> {
                 return;
             }
             c = s.borrow;
+        }
+    }
+
+    /// ns-2's `toplevel_arrival` for an arrival to leaf `c` at `now`: if the cutoff is
+    /// above the leaves, it drops to 0 when `c` is underlimit, else to 1 when the cutoff
+    /// is above 1 and `c`'s lender (its parent, unless `c` is bounded) is underlimit,
+    /// whatever that lender's level.
+    fn ns2_arrival(&mut self, c: u32, now: Instant) {
+        let s = &self.slots[c as usize];
+        if self.toplevel == 0 {
+            return;
+        }
+        if s.est.is_under(now) {
+            self.toplevel = 0;
+        } else if self.toplevel > 1
+            && s.borrow != NONE
+            && self.slots[s.borrow as usize].est.is_under(now)
+        {
+            self.toplevel = 1;
+        }
+    }
+
+    /// ns-2's `toplevel_departure`, right after `leaf` sent a packet lent by `lender`
+    /// (the estimators updated): if the cutoff is at or above the lender's level, it is
+    /// lifted when `leaf` has at most one packet left or the lender is now overlimit,
+    /// and becomes the lender's level otherwise.
+    fn ns2_departure(&mut self, leaf: u32, lender: u32, now: Instant) {
+        let l = &self.slots[lender as usize];
+        if self.toplevel >= l.level {
+            self.toplevel = if self.slots[leaf as usize].queue.len() <= 1 || !l.est.is_under(now) {
+                NO_CUTOFF
+            } else {
+                l.level
+            };
         }
     }
 
@@ -707,6 +775,9 @@ impl<P: Packet> Scheduler<P> for Cbq<P> {
         loop {
             if let Some((leaf, lender, pkt)) = self.select(now) {
                 self.account(leaf, lender, len_of(&pkt), now);
+                if self.sharing == CbqSharing::Ns2TopLevel {
+                    self.ns2_departure(leaf, lender, now);
+                }
                 return Some(Dequeued {
                     pkt,
                     class: ClassId(leaf),
