@@ -353,6 +353,7 @@ fn greedy_and_sparse(sparse_size: u64, secs: u64) -> (Vec<[f64; 2]>, Vec<f64>) {
         let config = KeshavConfig {
             limit: Limit::Packets(1 << 20),
             structure: Structure::Perc,
+            count_operations: true,
             delta: Bytes::ZERO,
             deltas: vec![ConversationDelta {
                 class: "c2".into(),
