@@ -72,6 +72,12 @@
 //!   and never undoes it): a conversation pays in the fluid system for the bits it lost.
 //!   The same holds for [`Scheduler::remove_newest`].
 //! * **Arithmetic**: fixed point with the error bound stated in [`round`].
+//! * **Uncounted PERC is not the paper's data structure** (the default; see Settings):
+//!   same FIFOs and same order, but 4-ary heaps, and the max-heap of tails is rebuilt
+//!   at the first drop after a quiet period instead of being kept on every insertion.
+//!   Same schedule and drops; the drop that rebuilds costs O(k log k) for the `k`
+//!   conversations with packets (amortised O(log k) per insertion, where the paper's
+//!   PERC is O(log k) on every operation). `count_operations` runs the paper's.
 //!
 //! # Cost
 //!
