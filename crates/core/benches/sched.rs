@@ -17,7 +17,6 @@
 use divan::Bencher;
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::ds::IndexedHeap;
 use linkshare_core::ds::bids::{FastPerc, Structure};
 use linkshare_core::hierarchy::Limit;
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
@@ -379,8 +378,7 @@ mod bare {
     #[divan::bench(args = CLASSES)]
     fn keshav(bencher: Bencher<'_, '_>, n: usize) {
         let config = keshav_config(n, Structure::Perc);
-        let k =
-            Keshav::<TestPacket, FastPerc<TestPacket>, IndexedHeap<u128>>::new(&tree(n), &config);
+        let k = Keshav::<TestPacket, FastPerc<TestPacket>>::new(&tree(n), &config);
         paced_pairs(bencher, n, k.expect("flat trees build"));
     }
 
@@ -437,24 +435,11 @@ mod bare {
 /// the fluid system and re-enter it (iterated deletion at work). Amortised O(log n).
 mod round {
     use super::*;
-    use linkshare_core::ds::MinHeap;
-    use linkshare_core::sched::keshav::round::ActiveHeap;
 
-    /// The round number as Keshav FQ's packet path runs it (4-ary heap, uncounted).
     #[divan::bench(args = CLASSES)]
     fn arrival(bencher: Bencher<'_, '_>, n: usize) {
-        arrivals::<IndexedHeap<u128>>(bencher, n);
-    }
-
-    /// The round number with the paper's counted binary heap (`count_operations`).
-    #[divan::bench(args = CLASSES)]
-    fn arrival_counted(bencher: Bencher<'_, '_>, n: usize) {
-        arrivals::<MinHeap<u128>>(bencher, n);
-    }
-
-    fn arrivals<H: ActiveHeap>(bencher: Bencher<'_, '_>, n: usize) {
         let rate = tree(1).link_rate();
-        let mut r = RoundNumber::<H>::new(rate, vec![1; n + 1]);
+        let mut r = RoundNumber::new(rate, vec![1; n + 1]);
         let tx: Vec<Duration> = (0..=1087).map(|len| rate.tx_time(Bytes(len))).collect();
         let mut seq = Sequence(7);
         let mut now = Instant::ZERO;

@@ -4,9 +4,8 @@
 //! delays but not long-run shares.
 
 use linkshare_analysis::gps::{FluidArrival, gps};
-use linkshare_core::ds::IndexedHeap;
 use linkshare_core::ds::bids::trace::{Recorder, TraceOp};
-use linkshare_core::ds::bids::{FastPerc, PerConversation, Structure};
+use linkshare_core::ds::bids::{PerConversation, Structure};
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, Limit};
 use linkshare_core::sched::keshav::round::UNITS_PER_BYTE;
 use linkshare_core::sched::keshav::{ConversationDelta, Keshav, KeshavConfig};
@@ -108,9 +107,7 @@ fn bound(c: &Case, arrivals: usize) -> BigRational {
     big((2 * arrivals as u128 + 1) * u128::from(total) / u128::from(min) + 1)
 }
 
-/// Keshav FQ as it runs by default: uncounted PERC, the 4-ary heap of active
-/// conversations (R4 below runs the counted ones).
-fn keshav_for(c: &Case) -> Keshav<TestPacket, FastPerc<TestPacket>, IndexedHeap<u128>> {
+fn keshav_for(c: &Case) -> Keshav<TestPacket, PerConversation<TestPacket>> {
     let config = KeshavConfig {
         limit: Limit::Packets(1 << 20),
         ..KeshavConfig::default()

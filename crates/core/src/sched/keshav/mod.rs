@@ -43,10 +43,8 @@
 //! **What runs on the packet path.** PERC without `count_operations` (the default) is
 //! [`crate::ds::bids::FastPerc`]: PERC's layout — per-conversation FIFOs, the
 //! conversations by head tag and by tail tag — in 4-ary heaps without counters, the
-//! max-heap kept only while drops happen; the round number's active conversations are
-//! then in a 4-ary heap without counter too ([`round::ActiveHeap`]). It gives the same
-//! schedule and drops as the paper's structures and is what a shaper or a long
-//! simulation wants. With
+//! max-heap kept only while drops happen. It gives the same schedule and drops as the
+//! paper's structures and is what a shaper or a long simulation wants. With
 //! `count_operations`, PERC is the paper's counted structure
 //! ([`crate::ds::bids::PerConversation`], binary heaps whose exchanges are counted), as
 //! the cost study (`repro keshav-cost`) runs it. LINK, TREE and HEAP exist to be studied
@@ -113,17 +111,14 @@ pub use config::{ConversationDelta, DEFAULT_LIMIT, KeshavConfig, validate};
 use super::{Dequeued, DisciplineCounter, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};
 use crate::ds::bids::trace::Recorder;
 use crate::ds::bids::{BidQueue, Bounded, Cost, Entry, Tag};
-use crate::ds::{IndexedHeap, MinHeap};
 use crate::hierarchy::{ClassId, ClassTree};
-use round::{ActiveHeap, RoundNumber};
+use round::RoundNumber;
 
-/// Keshav FQ over the leaves of a tree, buffering in structure `S`, its active
-/// conversations in heap `H` ([`round::ActiveHeap`]: the counted binary heap by
-/// default; [`crate::ds::IndexedHeap`] beside uncounted PERC). See the
+/// Keshav FQ over the leaves of a tree, buffering in structure `S`. See the
 /// [module docs](self).
 #[derive(Debug)]
-pub struct Keshav<P, S, H = MinHeap<u128>> {
-    round: RoundNumber<H>,
+pub struct Keshav<P, S> {
+    round: RoundNumber,
     /// Whether each class, by index, is a conversation (a leaf): a byte per class, in
     /// the first cache level.
     leaves: Vec<bool>,
@@ -136,7 +131,7 @@ pub struct Keshav<P, S, H = MinHeap<u128>> {
     recorder: Option<Recorder>,
 }
 
-impl<P: Packet, S: BidQueue<P>, H: ActiveHeap> Keshav<P, S, H> {
+impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
     /// Keshav FQ for `tree` with `config` (its `structure` is `S`; the field is not
     /// read here). Fails as [`validate`] does.
     pub fn new(tree: &ClassTree, config: &KeshavConfig) -> Result<Self, super::BuildError> {
@@ -211,7 +206,7 @@ impl<P: Packet, S: BidQueue<P>, H: ActiveHeap> Keshav<P, S, H> {
     }
 }
 
-impl<P: Packet, S: BidQueue<P>, H: ActiveHeap> Scheduler<P> for Keshav<P, S, H> {
+impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
     fn name(&self) -> &'static str {
         "keshav"
     }
@@ -338,12 +333,12 @@ pub fn build<P: Packet + Send + 'static>(
     use crate::ds::bids::{
         DoubleHeap, FastPerc, LinkedList, PerConversation, SearchTree, Structure,
     };
-    fn boxed<P: Packet, S: BidQueue<P>, H: ActiveHeap>(
-        mut k: Keshav<P, S, H>,
+    fn boxed<P: Packet, S: BidQueue<P>>(
+        mut k: Keshav<P, S>,
         recorder: Option<Recorder>,
     ) -> Box<dyn Scheduler<P> + Send>
     where
-        Keshav<P, S, H>: Send + 'static,
+        Keshav<P, S>: Send + 'static,
     {
         k.recorder = recorder;
         Box::new(k)
@@ -356,9 +351,6 @@ pub fn build<P: Packet + Send + 'static>(
             Keshav::<P, PerConversation<P>>::new(tree, config)?,
             recorder,
         ),
-        Structure::Perc => boxed(
-            Keshav::<P, FastPerc<P>, IndexedHeap<u128>>::new(tree, config)?,
-            recorder,
-        ),
+        Structure::Perc => boxed(Keshav::<P, FastPerc<P>>::new(tree, config)?, recorder),
     })
 }

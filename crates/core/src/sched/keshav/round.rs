@@ -55,15 +55,10 @@
 //! exactly the paper's; the work is O(1) per arrival to an active conversation, O(log n)
 //! per activation, per re-keying (at most one per arrival) and per conversation leaving
 //! (at most one per activation): amortised O(log n) per packet, and O(1) while the
-//! round number is far from every finish number.
-//!
-//! The heap is an [`ActiveHeap`]: the paper's binary heap, whose exchanges are counted
-//! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`; the default, and
-//! what the cost study runs), or a 4-ary [`IndexedHeap`] without counter (half the
-//! levels; Keshav FQ's packet path when its buffer is uncounted PERC). Both give the
-//! same round number: the deletions do not depend on the heap's layout.
+//! round number is far from every finish number. Heap exchanges are counted
+//! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`).
 
-use crate::ds::{IndexedHeap, MinHeap};
+use crate::ds::MinHeap;
 use crate::units::{Bytes, Instant, Rate};
 
 /// Fixed-point units of the round number per byte of service per unit of weight.
@@ -114,86 +109,9 @@ struct Conv {
     active: bool,
 }
 
-/// The heap of active conversations by finish number (see the [module docs](self)).
-pub trait ActiveHeap {
-    /// An empty heap for conversations `0..n`.
-    fn with_items(n: usize) -> Self;
-    /// The conversation with the smallest key, and the key.
-    fn peek(&self) -> Option<(u32, u128)>;
-    /// Adds conversation `c`, absent, with `key`.
-    fn insert(&mut self, c: u32, key: u128);
-    /// Changes the key of `c`, present.
-    fn update(&mut self, c: u32, key: u128);
-    /// Removes the conversation with the smallest key.
-    fn pop(&mut self);
-    /// Number of conversations present.
-    fn len(&self) -> usize;
-    /// Exchanges so far, if the heap counts them (0 otherwise).
-    fn exchanges(&self) -> u64;
-}
-
-/// The paper's binary heap, counting its exchanges.
-impl ActiveHeap for MinHeap<u128> {
-    fn with_items(n: usize) -> Self {
-        MinHeap::with_items(n)
-    }
-    #[inline]
-    fn peek(&self) -> Option<(u32, u128)> {
-        MinHeap::peek(self)
-    }
-    #[inline]
-    fn insert(&mut self, c: u32, key: u128) {
-        MinHeap::insert(self, c, key);
-    }
-    #[inline]
-    fn update(&mut self, c: u32, key: u128) {
-        MinHeap::update(self, c, key);
-    }
-    #[inline]
-    fn pop(&mut self) {
-        MinHeap::pop(self);
-    }
-    fn len(&self) -> usize {
-        MinHeap::len(self)
-    }
-    fn exchanges(&self) -> u64 {
-        MinHeap::exchanges(self)
-    }
-}
-
-/// A 4-ary heap without counter.
-impl ActiveHeap for IndexedHeap<u128> {
-    fn with_items(n: usize) -> Self {
-        IndexedHeap::new(n)
-    }
-    #[inline]
-    fn peek(&self) -> Option<(u32, u128)> {
-        IndexedHeap::peek(self)
-    }
-    #[inline]
-    fn insert(&mut self, c: u32, key: u128) {
-        self.set(c, key);
-    }
-    #[inline]
-    fn update(&mut self, c: u32, key: u128) {
-        self.set(c, key);
-    }
-    #[inline]
-    fn pop(&mut self) {
-        IndexedHeap::pop(self);
-    }
-    fn len(&self) -> usize {
-        IndexedHeap::len(self)
-    }
-    fn exchanges(&self) -> u64 {
-        0
-    }
-}
-
-/// The round number and the conversations' finish numbers, the active conversations in
-/// heap `H`. See the [module docs](self).
+/// The round number and the conversations' finish numbers. See the [module docs](self).
 #[derive(Clone, Debug)]
-pub struct RoundNumber<H = MinHeap<u128>> {
+pub struct RoundNumber {
     /// Work per nanosecond: `L · 256` units.
     work_per_ns: u128,
     /// Checkpoint: work done `K_chk` and round number `R_chk`.
@@ -204,14 +122,14 @@ pub struct RoundNumber<H = MinHeap<u128>> {
     /// Every conversation's `F^α` and weight, by index (one record: one cache miss).
     convs: Vec<Conv>,
     /// The active conversations by `F^α`.
-    active: H,
+    active: MinHeap<u128>,
 }
 
-impl<H: ActiveHeap> RoundNumber<H> {
+impl RoundNumber {
     /// A round number on a link of `rate` for conversations `0..weights.len()` with the
     /// given weights (each at least 1; 0 is taken as 1). `rate` must not exceed
     /// [`MAX_LINK_RATE`] (it is clamped to it).
-    pub fn new(rate: Rate, weights: Vec<u64>) -> RoundNumber<H> {
+    pub fn new(rate: Rate, weights: Vec<u64>) -> RoundNumber {
         let n = weights.len();
         RoundNumber {
             work_per_ns: u128::from(rate.0.min(MAX_LINK_RATE.0)) * 256,
@@ -226,7 +144,7 @@ impl<H: ActiveHeap> RoundNumber<H> {
                     active: false,
                 })
                 .collect(),
-            active: H::with_items(n),
+            active: MinHeap::with_items(n),
         }
     }
 
@@ -334,8 +252,7 @@ impl<H: ActiveHeap> RoundNumber<H> {
         self.active.len()
     }
 
-    /// Exchanges in the heap of active conversations so far (0 if `H` does not count
-    /// them).
+    /// Exchanges in the heap of active conversations so far.
     pub fn heap_exchanges(&self) -> u64 {
         self.active.exchanges()
     }
@@ -347,9 +264,10 @@ mod tests {
 
     /// The paper's worked example (spec R1) with one byte per ns (L = 8 Gbit/s): A sends
     /// 100 B at 0, B 100 B at 50.
-    fn paper_example<H: ActiveHeap>() {
+    #[test]
+    fn paper_example() {
         let b = |x: u128| x * UNITS_PER_BYTE;
-        let mut r = RoundNumber::<H>::new(Rate(8_000_000_000), vec![1, 1]);
+        let mut r = RoundNumber::new(Rate(8_000_000_000), vec![1, 1]);
         let a = r.arrive(Instant(0), 0, 100);
         assert_eq!((a.round, a.finish), (Some(0), b(100)));
         let bb = r.arrive(Instant(50), 1, 100);
@@ -364,12 +282,5 @@ mod tests {
         assert_eq!(r.at(Instant(250)), b(150), "frozen while empty");
         let c = r.arrive(Instant(300), 0, 10);
         assert_eq!(c.finish, b(160), "F = R + P after an idle period");
-    }
-
-    /// The worked example with either heap of active conversations.
-    #[test]
-    fn paper_example_with_either_heap() {
-        paper_example::<MinHeap<u128>>();
-        paper_example::<IndexedHeap<u128>>();
     }
 }
