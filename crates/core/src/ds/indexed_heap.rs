@@ -33,13 +33,6 @@ impl HeapKey for u64 {
     }
 }
 
-impl HeapKey for u128 {
-    #[inline(always)]
-    fn before_flags(self, a: u32, other: u128, b: u32) -> bool {
-        (self < other) | ((self == other) & (a < b))
-    }
-}
-
 /// The reverse order: an [`IndexedHeap`] keyed by `Reverse<K>` puts the largest key at
 /// its root (ties still go to the smaller item).
 impl<K: HeapKey> HeapKey for core::cmp::Reverse<K> {}
@@ -509,8 +502,9 @@ mod tests {
     }
 
     /// Keys wider than a word (whose full nodes are searched by [`least_of_four`]), in
-    /// both orders, against an ordered set: `u128` keys beyond `u64`, many ties, a mix
-    /// of inserts, key changes both ways, removals, pops and a clear.
+    /// both orders, against an ordered set: Keshav's tags with bids beyond `u64` and
+    /// many equal bids, a mix of inserts, key changes both ways, removals, pops and a
+    /// clear.
     #[test]
     fn wide_keys_match_an_ordered_set() {
         use std::cmp::Reverse;
@@ -563,8 +557,10 @@ mod tests {
             want.sort_unstable();
             assert_eq!(present, want);
         }
-        run(|k| (u128::from(k) << 70) | u128::from(k % 3));
-        run(|k| Reverse((u128::from(k) << 70) | u128::from(k % 3)));
+        use crate::ds::bids::Tag;
+        let tag = |k: u64| Tag::new((u128::from(k / 7) << 70) | u128::from(k % 3), k % 11);
+        run(tag);
+        run(|k| Reverse(tag(k)));
     }
 
     /// Sift steps are counted: inserting in decreasing key order moves every new item

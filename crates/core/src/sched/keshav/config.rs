@@ -32,7 +32,8 @@ pub struct KeshavConfig {
     /// The buffer structure (all give the same schedule; they differ in cost).
     pub structure: Structure,
     /// Whether the buffer counts the paper's elementary operations (reported by
-    /// [`crate::sched::Scheduler::discipline_counters`]). Only PERC has an uncounted
+    /// [`crate::sched::Scheduler::discipline_counters`], with the round number's heap
+    /// exchanges, which are always counted). Only PERC has an uncounted
     /// form, [`crate::ds::bids::FastPerc`], which runs when this is `false` (the
     /// default); LINK, TREE and HEAP always count.
     pub count_operations: bool,

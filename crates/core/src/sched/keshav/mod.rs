@@ -53,9 +53,12 @@
 //! The discipline keeps its own buffer ([`Scheduler::owns_buffer`]): class limits and
 //! the qdisc's shared buffer do not apply; its drops are [`DropReason::LargestBid`].
 //! When the buffer counts, [`Scheduler::discipline_counters`] reports its operations
-//! with their elementary costs (the paper's metric for the structure in use) and the
-//! round-number heap's exchanges; uncounted PERC reports nothing (its drops are in the
-//! link's drop counters as every discipline's).
+//! with their elementary costs (the paper's metric for the structure in use);
+//! uncounted PERC reports nothing for the buffer (its drops are in the link's drop
+//! counters as every discipline's). The round number's heap is the paper's binary heap
+//! in both cases (a 4-ary one was measured no faster, `BENCHMARKS.md`); counting its
+//! exchanges costs one addition each, so they are always reported
+//! (`round_heap_exchanges`).
 //!
 //! # Deviations
 //!
@@ -297,13 +300,11 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
     }
 
     /// The buffer's operations and their elementary costs (the paper's metric, for the
-    /// structure this instance runs), and the exchanges of the round number's heap.
+    /// structure this instance runs; nothing for uncounted PERC), and the exchanges of
+    /// the round number's heap.
     fn discipline_counters(&self) -> Vec<DisciplineCounter> {
-        if !S::COUNTED {
-            return Vec::new();
-        }
         let c = self.buffer.cost();
-        [
+        let buffer = [
             ("insertions", c.insertions),
             ("get_mins", c.get_mins),
             ("largest_bid_drops", c.drops),
@@ -311,15 +312,18 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             ("drop_ops", c.ops.drop),
             ("get_min_ops", c.ops.get_min),
             ("max_insert_ops", c.max_insert),
-            ("round_heap_exchanges", self.round.heap_exchanges()),
-        ]
-        .into_iter()
-        .map(|(name, value)| DisciplineCounter {
-            class: None,
-            name,
-            value,
-        })
-        .collect()
+        ];
+        let buffer = if S::COUNTED { &buffer[..] } else { &[] };
+        buffer
+            .iter()
+            .copied()
+            .chain([("round_heap_exchanges", self.round.heap_exchanges())])
+            .map(|(name, value)| DisciplineCounter {
+                class: None,
+                name,
+                value,
+            })
+            .collect()
     }
 }
 
