@@ -17,7 +17,7 @@
 use divan::Bencher;
 use linkshare_core::buffer::BufferConfig;
 use linkshare_core::curve::ServiceCurve;
-use linkshare_core::ds::bids::{PerConversation, Structure};
+use linkshare_core::ds::bids::{FastPerc, Structure};
 use linkshare_core::hierarchy::Limit;
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, LinkSpec};
 use linkshare_core::sched::cbq::Cbq;
@@ -373,12 +373,12 @@ mod bare {
         );
     }
 
-    /// Keshav FQ with PERC, paced at the link rate: the exact round number moves and
-    /// conversations leave and re-enter the fluid system.
+    /// Keshav FQ with PERC uncounted (the packet path), paced at the link rate: the
+    /// exact round number moves and conversations leave and re-enter the fluid system.
     #[divan::bench(args = CLASSES)]
     fn keshav(bencher: Bencher<'_, '_>, n: usize) {
         let config = keshav_config(n, Structure::Perc);
-        let k = Keshav::<TestPacket, PerConversation<TestPacket>>::new(&tree(n), &config);
+        let k = Keshav::<TestPacket, FastPerc<TestPacket>>::new(&tree(n), &config);
         paced_pairs(bencher, n, k.expect("flat trees build"));
     }
 
@@ -510,6 +510,16 @@ mod boxed {
     #[divan::bench(args = CLASSES)]
     fn keshav(bencher: Bencher<'_, '_>, n: usize) {
         boxed(bencher, SchedulerKind::Keshav, n);
+    }
+
+    /// Keshav FQ with PERC counting the paper's operations (`count_operations`), for
+    /// comparison.
+    #[divan::bench(args = CLASSES)]
+    fn keshav_counted(bencher: Bencher<'_, '_>, n: usize) {
+        let mut config = keshav_config(n, Structure::Perc);
+        config.count_operations = true;
+        let sched = SchedulerConfig::Keshav(config).build::<TestPacket>(&tree(n));
+        pairs(bencher, n, sched.expect("flat trees build"));
     }
 
     /// Keshav FQ with HEAP, for comparison.

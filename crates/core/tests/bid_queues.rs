@@ -1,11 +1,12 @@
-//! The four buffer structures of Keshav's cost study (`linkshare_core::ds::bids`)
-//! against an ordered-set model and against each other (spec tests P7, P8, P9).
+//! The four buffer structures of Keshav's cost study (`linkshare_core::ds::bids`), and
+//! PERC's uncounted form that Keshav FQ runs on its packet path, against an ordered-set
+//! model and against each other (spec tests P7, P8, P9).
 
 use std::collections::BTreeSet;
 
 use linkshare_core::ds::bids::trace::{Outcome, Trace, TraceOp, replay_all};
 use linkshare_core::ds::bids::{
-    BidQueue, Bounded, DoubleHeap, Entry, LinkedList, PerConversation, SearchTree, Tag,
+    BidQueue, Bounded, DoubleHeap, Entry, FastPerc, LinkedList, PerConversation, SearchTree, Tag,
 };
 use linkshare_core::hierarchy::Limit;
 use linkshare_core::units::{Bytes, Duration, Instant};
@@ -116,6 +117,31 @@ fn model(ops: &[Op], limit: Limit) -> Vec<Outcome> {
     out
 }
 
+/// What structure `S` in a buffer of `limit` does with `ops`, as a replay reports it
+/// (for [`FastPerc`], which the replay of the cost study does not run).
+fn outcomes<S: BidQueue<()>>(ops: &[Op], limit: Limit) -> Vec<Outcome> {
+    let mut b: Bounded<(), S> = Bounded::new(CONVS as usize, limit);
+    let mut out = Vec::new();
+    for (seq, op) in ops.iter().enumerate() {
+        match *op {
+            Op::Insert { conv, size, key } => {
+                let e = Entry {
+                    tag: Tag::new(key, seq as u64),
+                    conv,
+                    size,
+                    value: (),
+                };
+                b.insert(e, |v| out.push(Outcome::Dropped(v.tag.seq())));
+            }
+            Op::GetMin => out.push(
+                b.get_min()
+                    .map_or(Outcome::Empty, |e| Outcome::Served(e.tag.seq())),
+            ),
+        }
+    }
+    out
+}
+
 /// Runs `ops` on structure `S` directly, checking its invariants after every operation
 /// and the per-insertion cost bounds (P9) when `monotone`.
 fn run_checked<S: BidQueue<()>>(
@@ -170,13 +196,15 @@ fn run_checked<S: BidQueue<()>>(
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// P7 with fair-queueing keys: all four structures serve and drop exactly what the
-    /// ordered-set model does.
+    /// P7 with fair-queueing keys: all four structures, and PERC uncounted, serve and
+    /// drop exactly what the ordered-set model does.
     #[test]
     fn structures_agree_with_the_model_on_monotone_keys(ops in monotone_ops(), limit in limit()) {
         let all = replay_all(&trace_of(&ops), limit, Duration::from_secs(1))
             .map_err(|m| TestCaseError::fail(m.to_string()))?;
-        prop_assert_eq!(&all[0].outcomes, &model(&ops, limit));
+        let want = model(&ops, limit);
+        prop_assert_eq!(&all[0].outcomes, &want);
+        prop_assert_eq!(&outcomes::<FastPerc<()>>(&ops, limit), &want);
     }
 
     /// P7 with arbitrary keys and many ties.
@@ -184,7 +212,9 @@ proptest! {
     fn structures_agree_with_the_model_on_arbitrary_keys(ops in arbitrary_ops(), limit in limit()) {
         let all = replay_all(&trace_of(&ops), limit, Duration::from_secs(1))
             .map_err(|m| TestCaseError::fail(m.to_string()))?;
-        prop_assert_eq!(&all[0].outcomes, &model(&ops, limit));
+        let want = model(&ops, limit);
+        prop_assert_eq!(&all[0].outcomes, &want);
+        prop_assert_eq!(&outcomes::<FastPerc<()>>(&ops, limit), &want);
     }
 
     /// P8 and P9: invariants after every operation (the double heap's cross pointers
@@ -195,6 +225,7 @@ proptest! {
         run_checked::<SearchTree<()>>(&ops, limit, true)?;
         run_checked::<DoubleHeap<()>>(&ops, limit, true)?;
         run_checked::<PerConversation<()>>(&ops, limit, true)?;
+        run_checked::<FastPerc<()>>(&ops, limit, true)?;
     }
 
     #[test]
@@ -203,6 +234,7 @@ proptest! {
         run_checked::<SearchTree<()>>(&ops, limit, false)?;
         run_checked::<DoubleHeap<()>>(&ops, limit, false)?;
         run_checked::<PerConversation<()>>(&ops, limit, false)?;
+        run_checked::<FastPerc<()>>(&ops, limit, false)?;
     }
 }
 

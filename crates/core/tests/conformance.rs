@@ -215,9 +215,14 @@ fn config_for(
         return s.clone();
     }
     match kind {
+        // Every structure, counted, and PERC uncounted (the default).
         SchedulerKind::Keshav => SchedulerConfig::Keshav(KeshavConfig {
             limit: buffer.shared.unwrap_or(DEFAULT_LIMIT),
-            structure: Structure::ALL[gens.len() % Structure::ALL.len()],
+            structure: Structure::ALL
+                .get(gens.len() % (Structure::ALL.len() + 1))
+                .copied()
+                .unwrap_or(Structure::Perc),
+            count_operations: gens.len() % (Structure::ALL.len() + 1) < Structure::ALL.len(),
             delta: Bytes(gens.len() as u64 % 3 * 1500),
             deltas: Vec::new(),
             limit_origin: None,

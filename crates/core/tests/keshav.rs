@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use linkshare_core::ds::bids::Structure;
 use linkshare_core::ds::bids::trace::{Recorder, TraceOp};
-use linkshare_core::ds::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree};
+use linkshare_core::ds::bids::{DoubleHeap, FastPerc, LinkedList, PerConversation, SearchTree};
 use linkshare_core::hierarchy::{ClassId, ClassSpec, Limit};
 use linkshare_core::sched::keshav::{ConversationDelta, Keshav, KeshavConfig, validate};
 use linkshare_core::sched::{DropReason, Enqueue, Scheduler};
@@ -142,7 +142,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     /// R7 and P7 at the scheduler level: drops are the largest bids (possibly the
-    /// arrival), and LINK, TREE, HEAP and PERC give the same log.
+    /// arrival), and LINK, TREE, HEAP and PERC, counted and uncounted, give the same log.
     #[test]
     fn largest_bids_are_dropped_identically_by_every_structure(
         s in steps(), limit in limit(), delta in prop_oneof![Just(0u64), 1u64..5000]
@@ -151,6 +151,7 @@ proptest! {
         prop_assert_eq!(&run::<SearchTree<TestPacket>>(&s, limit, delta)?, &link);
         prop_assert_eq!(&run::<DoubleHeap<TestPacket>>(&s, limit, delta)?, &link);
         prop_assert_eq!(&run::<PerConversation<TestPacket>>(&s, limit, delta)?, &link);
+        prop_assert_eq!(&run::<FastPerc<TestPacket>>(&s, limit, delta)?, &link);
     }
 }
 
@@ -174,6 +175,7 @@ fn validation_reports_every_problem_with_a_fix() {
     let config = KeshavConfig {
         limit: Limit::Bytes(Bytes(3000)),
         structure: Structure::Link,
+        count_operations: true,
         delta: Bytes::ZERO,
         deltas: vec![delta("nope"), delta("p"), delta("a"), delta("a")],
         limit_origin: None,
@@ -201,19 +203,41 @@ fn validation_reports_every_problem_with_a_fix() {
     assert!(e.to_string().contains("exact round number"), "{e}");
 }
 
-/// The registry builds every structure; the boxed discipline owns its buffer.
+/// The registry builds every structure, counted or not; the boxed discipline owns its
+/// buffer; it reports the paper's operations unless it runs PERC uncounted, and the
+/// round number's heap exchanges always.
 #[test]
 fn builds_every_structure_from_its_config() {
     let t = five_leaves();
     for structure in Structure::ALL {
-        let config = KeshavConfig {
-            structure,
-            ..KeshavConfig::default()
-        };
-        let s = linkshare_core::sched::SchedulerConfig::Keshav(config)
-            .build::<TestPacket>(&t)
-            .expect("valid");
-        assert_eq!(s.name(), "keshav");
-        assert!(s.owns_buffer());
+        for count_operations in [false, true] {
+            let config = KeshavConfig {
+                structure,
+                count_operations,
+                ..KeshavConfig::default()
+            };
+            let mut s = linkshare_core::sched::SchedulerConfig::Keshav(config)
+                .build::<TestPacket>(&t)
+                .expect("valid");
+            assert_eq!(s.name(), "keshav");
+            assert!(s.owns_buffer());
+            let mut evicted = Vec::new();
+            let verdict = s.enqueue(
+                Instant::ZERO,
+                ClassId(1),
+                TestPacket { id: 0, len: 100 },
+                &mut evicted,
+            );
+            assert!(matches!(verdict, Enqueue::Queued));
+            let names: Vec<&str> = s.discipline_counters().iter().map(|c| c.name).collect();
+            if structure == Structure::Perc && !count_operations {
+                assert_eq!(names, ["round_heap_exchanges"]);
+            } else {
+                assert!(
+                    names.contains(&"insert_ops") && names.contains(&"round_heap_exchanges"),
+                    "{structure:?}: {names:?}"
+                );
+            }
+        }
     }
 }

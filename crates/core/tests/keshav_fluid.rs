@@ -5,7 +5,7 @@
 
 use linkshare_analysis::gps::{FluidArrival, gps};
 use linkshare_core::ds::bids::trace::{Recorder, TraceOp};
-use linkshare_core::ds::bids::{PerConversation, Structure};
+use linkshare_core::ds::bids::{FastPerc, PerConversation, Structure};
 use linkshare_core::hierarchy::{ClassId, ClassSpec, ClassTree, Limit};
 use linkshare_core::sched::keshav::round::UNITS_PER_BYTE;
 use linkshare_core::sched::keshav::{ConversationDelta, Keshav, KeshavConfig};
@@ -107,7 +107,8 @@ fn bound(c: &Case, arrivals: usize) -> BigRational {
     big((2 * arrivals as u128 + 1) * u128::from(total) / u128::from(min) + 1)
 }
 
-fn keshav_for(c: &Case) -> Keshav<TestPacket, PerConversation<TestPacket>> {
+/// Keshav FQ as it runs by default: uncounted PERC (R4 below runs the counted one).
+fn keshav_for(c: &Case) -> Keshav<TestPacket, FastPerc<TestPacket>> {
     let config = KeshavConfig {
         limit: Limit::Packets(1 << 20),
         ..KeshavConfig::default()
@@ -353,6 +354,7 @@ fn greedy_and_sparse(sparse_size: u64, secs: u64) -> (Vec<[f64; 2]>, Vec<f64>) {
         let config = KeshavConfig {
             limit: Limit::Packets(1 << 20),
             structure: Structure::Perc,
+            count_operations: true,
             delta: Bytes::ZERO,
             deltas: vec![ConversationDelta {
                 class: "c2".into(),

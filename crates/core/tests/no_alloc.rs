@@ -201,7 +201,7 @@ fn jobs_config(classes: usize, packets: u32) -> JobsConfig {
 
 /// Every discipline with its default settings on a flat tree of [`CLASSES`] leaves, and
 /// CBQ with formal link sharing and H-FSC with the `min` restart on the same tree;
-/// Keshav FQ, which keeps its own buffer, once per structure, its buffer sized like
+/// Keshav FQ, which keeps its own buffer, once per structure (PERC counted and not), its buffer sized like
 /// `buffer`'s shared limit (or to hold the warm-up's peak); JoBS, which serves at most
 /// 64 classes and keeps its own buffer, on 64 leaves with constraints of every kind and
 /// a buffer of the same size per class.
@@ -235,12 +235,17 @@ fn configs(buffer: BufferConfig) -> Vec<(SchedulerConfig, ClassTree)> {
         .shared
         .unwrap_or(Limit::Packets(u64::from(PEAK) * CLASSES as u64));
     for structure in Structure::ALL {
-        let keshav = SchedulerConfig::Keshav(KeshavConfig {
-            limit,
-            structure,
-            ..KeshavConfig::default()
-        });
-        all.push((keshav, tree.clone()));
+        for count_operations in [true, false] {
+            if count_operations || structure == Structure::Perc {
+                let keshav = SchedulerConfig::Keshav(KeshavConfig {
+                    limit,
+                    structure,
+                    count_operations,
+                    ..KeshavConfig::default()
+                });
+                all.push((keshav, tree.clone()));
+            }
+        }
     }
     let per_class = match limit {
         Limit::Packets(p) => p / CLASSES as u64,
@@ -267,6 +272,9 @@ fn qdisc(
 
 fn describe(config: &SchedulerConfig) -> String {
     match config {
+        SchedulerConfig::Keshav(k) if !k.count_operations && k.structure == Structure::Perc => {
+            "keshav/perc (uncounted)".to_owned()
+        }
         SchedulerConfig::Keshav(k) => format!("keshav/{}", k.structure.name()),
         c => c.kind().to_string(),
     }

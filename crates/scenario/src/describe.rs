@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use linkshare_core::curve::ServiceCurve;
+use linkshare_core::ds::bids::Structure;
 use linkshare_core::hierarchy::{Class, ClassId, ClassTree, DEFAULT_LEAF_LIMIT, Limit};
 use linkshare_core::units::{Bytes, Duration, Instant};
 use linkshare_sim::config::{Hop, Schedule, SourceConfig, TcpConfig, TcpVariant, Transport};
@@ -147,11 +148,16 @@ fn own_buffer(config: &SchedulerConfig) -> Option<String> {
             for d in &k.deltas {
                 let _ = write!(offsets, ", {} for `{}`", d.delta, d.class);
             }
+            let counted = if k.structure == Structure::Perc && !k.count_operations {
+                "uncounted"
+            } else {
+                "counting the paper's operations"
+            };
             (
                 "keshav",
                 format!(
                     "{} shared by the classes, the largest bid dropped when full, \
-                     structure {}, {offsets}",
+                     structure {} ({counted}), {offsets}",
                     limit(k.limit),
                     k.structure.name().to_ascii_uppercase()
                 ),

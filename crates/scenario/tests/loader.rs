@@ -735,7 +735,8 @@ fn keshav_settings_are_read_and_follow_the_scheduler() {
         .replace(
             "[link]\nrate = \"10mbit\"",
             "[link]\nrate = \"10mbit\"\nscheduler = \"keshav\"\n\
-             keshav = { limit = 200, structure = \"link\", delta = \"3000b\" }",
+             keshav = { limit = 200, structure = \"link\", delta = \"3000b\", \
+             count_operations = true }",
         )
         .replace("name = \"c\"\n", "name = \"c\"\ndelta = \"1500b\"\n");
     let mut s = load(&text).unwrap();
@@ -746,6 +747,7 @@ fn keshav_settings_are_read_and_follow_the_scheduler() {
     let k = keshav(&s).expect("keshav");
     assert_eq!(k.limit, Limit::Packets(200));
     assert_eq!(k.structure, Structure::Link);
+    assert!(k.count_operations);
     assert_eq!(k.delta, Bytes(3000));
     assert_eq!(k.deltas.len(), 1);
     assert_eq!(
@@ -755,7 +757,9 @@ fn keshav_settings_are_read_and_follow_the_scheduler() {
     let described = linkshare_scenario::describe::describe(&s);
     assert!(
         described.contains("keshav's own, 200 packets shared by the classes")
-            && described.contains("structure LINK, offset 3000b, 1500b for `c`"),
+            && described.contains(
+                "structure LINK (counting the paper's operations), offset 3000b, 1500b for `c`"
+            ),
         "{described}"
     );
     assert!(
@@ -792,8 +796,8 @@ fn keshav_settings_are_read_and_follow_the_scheduler() {
     match &t.config.links[1].scheduler {
         SchedulerConfig::Keshav(k) => {
             assert_eq!(
-                (k.limit, k.structure),
-                (Limit::Packets(50), Structure::Tree)
+                (k.limit, k.structure, k.count_operations),
+                (Limit::Packets(50), Structure::Tree, false)
             );
             assert_eq!(k.deltas[0].delta, Bytes(100));
         }
@@ -820,7 +824,8 @@ fn keshav_setting_errors_are_located() {
     let text = BASE.replace(
         "[link]\nrate = \"10mbit\"",
         "[link]\nrate = \"10mbit\"\nscheduler = \"keshav\"\n\
-         keshav = { limit = 0, structure = \"heep\", delta = \"lots\" }",
+         keshav = { limit = 0, structure = \"heep\", delta = \"lots\", \
+         count_operations = \"yes\" }",
     );
     let ps = problems(&text);
     let p = about(&ps, "link.keshav.limit");
@@ -830,6 +835,8 @@ fn keshav_setting_errors_are_located() {
     assert_eq!(at(p), position_of(&text, "\"heep\""));
     assert!(p.fix.contains("did you mean `heap`?"), "{p}");
     assert!(about(&ps, "link.keshav.delta").problem.contains("lots"));
+    let p = about(&ps, "link.keshav.count_operations");
+    assert_eq!(at(p), position_of(&text, "\"yes\""));
 
     let none = text.replace("limit = 0", "limit = \"none\"");
     let p = about(&problems(&none), "link.keshav.limit").clone();

@@ -161,6 +161,8 @@ pub fn keshav_cost(p: &KeshavCost) -> SimConfig {
             SchedulerConfig::Keshav(KeshavConfig {
                 limit: Limit::Packets(p.buffers),
                 structure: Structure::Perc,
+                // The round number's heap exchanges are reported (`cost.csv`).
+                count_operations: true,
                 ..KeshavConfig::default()
             }),
         ),

@@ -1,5 +1,6 @@
-//! A d-ary min-heap of items `0..capacity`, each present at most once, keyed by `u64`,
-//! with O(log n) insert, update and remove of any item by its index.
+//! A d-ary min-heap of items `0..capacity`, each present at most once, keyed by any
+//! [`HeapKey`] (`u64` by default), with O(log n) insert, update and remove of any item
+//! by its index.
 //!
 //! Layout: the heap array holds `(key, item)` entries, so a sift compares entries that
 //! sit side by side instead of looking keys up by item; `pos` maps each item to its slot.
@@ -13,26 +14,48 @@
 /// Children per node.
 const ARITY: usize = 4;
 
+/// A key of an [`IndexedHeap`]: totally ordered, cheap to copy, with the heap's order
+/// also computed without branches where the type allows it.
+pub trait HeapKey: Copy + Ord {
+    /// Whether `(self, a)` comes before `(other, b)`: the smaller key, ties to the
+    /// smaller item. Implementations combine the comparisons' flags with `&` and `|`
+    /// rather than `&&` and `||` where they can; the default uses [`Ord`].
+    #[inline(always)]
+    fn before_flags(self, a: u32, other: Self, b: u32) -> bool {
+        (self, a) < (other, b)
+    }
+}
+
+impl HeapKey for u64 {
+    #[inline(always)]
+    fn before_flags(self, a: u32, other: u64, b: u32) -> bool {
+        (self < other) | ((self == other) & (a < b))
+    }
+}
+
+/// The reverse order: an [`IndexedHeap`] keyed by `Reverse<K>` puts the largest key at
+/// its root (ties still go to the smaller item).
+impl<K: HeapKey> HeapKey for core::cmp::Reverse<K> {}
+
 /// One slot of the heap array.
 #[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u64,
+struct Entry<K> {
+    key: K,
     item: u32,
 }
 
-impl Entry {
+impl<K: HeapKey> Entry<K> {
     /// The heap order: by key, ties to the smaller item (a strict total order, since
     /// items are distinct).
     #[inline]
-    fn before(self, other: Entry) -> bool {
+    fn before(self, other: Entry<K>) -> bool {
         self.key < other.key || (self.key == other.key && self.item < other.item)
     }
 
-    /// [`Entry::before`] without branches: the flags of the comparisons combined with
-    /// `&` and `|` rather than `&&` and `||`.
+    /// [`Entry::before`] without branches ([`HeapKey::before_flags`]).
     #[inline]
-    fn before_flags(self, other: Entry) -> bool {
-        (self.key < other.key) | ((self.key == other.key) & (self.item < other.item))
+    fn before_flags(self, other: Entry<K>) -> bool {
+        self.key.before_flags(self.item, other.key, other.item)
     }
 }
 
@@ -46,7 +69,7 @@ const SELECT_BELOW: usize = 1024;
 
 /// Position and value of the smallest of `kids` (not empty), chosen with selects.
 #[inline]
-fn least_by_selects(kids: &[Entry]) -> (usize, Entry) {
+fn least_by_selects<K: HeapKey>(kids: &[Entry<K>]) -> (usize, Entry<K>) {
     let (mut child, mut least) = (0, kids[0]);
     for (i, &k) in kids.iter().enumerate().skip(1) {
         let smaller = k.before_flags(least);
@@ -56,9 +79,29 @@ fn least_by_selects(kids: &[Entry]) -> (usize, Entry) {
     (child, least)
 }
 
+/// Whether keys of type `K` are wider than a word: then a full node's smallest child is
+/// found by [`least_of_four`].
+const fn wide<K>() -> bool {
+    core::mem::size_of::<K>() > 8
+}
+
+/// Position and value of the smallest of four entries, as a tournament without
+/// branches that selects positions rather than entries: for keys wider than a word,
+/// where moving entries through selects costs more than comparing them, and two
+/// independent comparisons shorten the chain.
+const _: () = assert!(ARITY == 4, "least_of_four serves 4-ary heaps");
+
+#[inline(always)]
+fn least_of_four<K: HeapKey>(kids: &[Entry<K>]) -> (usize, Entry<K>) {
+    let a = usize::from(kids[1].before_flags(kids[0]));
+    let b = 2 + usize::from(kids[3].before_flags(kids[2]));
+    let c = if kids[b].before_flags(kids[a]) { b } else { a };
+    (c, kids[c])
+}
+
 /// Position and value of the smallest of `kids` (not empty), chosen with branches.
 #[inline]
-fn least_by_branches(kids: &[Entry]) -> (usize, Entry) {
+fn least_by_branches<K: HeapKey>(kids: &[Entry<K>]) -> (usize, Entry<K>) {
     let (mut child, mut least) = (0, kids[0]);
     for (i, &k) in kids.iter().enumerate().skip(1) {
         if k.before(least) {
@@ -68,13 +111,13 @@ fn least_by_branches(kids: &[Entry]) -> (usize, Entry) {
     (child, least)
 }
 
-/// Min-heap of small integer items keyed by `u64`; ties go to the smaller item, so the
+/// Min-heap of small integer items keyed by `K`; ties go to the smaller item, so the
 /// order is fully deterministic. Capacity is fixed at construction: no operation
 /// allocates.
 #[derive(Clone, Debug)]
-pub struct IndexedHeap {
+pub struct IndexedHeap<K = u64> {
     /// Heap-ordered entries.
-    heap: Vec<Entry>,
+    heap: Vec<Entry<K>>,
     /// Slot of each item in `heap`, or `ABSENT`.
     pos: Vec<u32>,
     /// Elementary operations performed so far: sift steps, each the comparison of the
@@ -84,9 +127,9 @@ pub struct IndexedHeap {
 
 const ABSENT: u32 = u32::MAX;
 
-impl IndexedHeap {
+impl<K: HeapKey> IndexedHeap<K> {
     /// An empty heap for items `0..capacity`.
-    pub fn new(capacity: usize) -> IndexedHeap {
+    pub fn new(capacity: usize) -> IndexedHeap<K> {
         IndexedHeap {
             heap: Vec::with_capacity(capacity),
             pos: vec![ABSENT; capacity],
@@ -114,34 +157,47 @@ impl IndexedHeap {
 
     /// The key of `item`, if present.
     #[inline]
-    pub fn key_of(&self, item: u32) -> Option<u64> {
+    pub fn key_of(&self, item: u32) -> Option<K> {
         let p = self.pos[item as usize];
         (p != ABSENT).then(|| self.heap[p as usize].key)
     }
 
     /// The item with the smallest key (smallest item on ties) and its key.
     #[inline]
-    pub fn peek(&self) -> Option<(u32, u64)> {
+    pub fn peek(&self) -> Option<(u32, K)> {
         self.heap.first().map(|e| (e.item, e.key))
     }
 
     /// The smallest key after the top's (the smallest key among the top's children, at
     /// most [`ARITY`] entries side by side), if at least two items are present.
     #[inline]
-    pub fn second_key(&self) -> Option<u64> {
+    pub fn second_key(&self) -> Option<K> {
         let kids = self.heap.get(1..self.heap.len().min(1 + ARITY))?;
         kids.iter().map(|e| e.key).min()
     }
 
     /// The keys present, in no particular order.
     #[inline]
-    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+    pub fn keys(&self) -> impl Iterator<Item = K> + '_ {
         self.heap.iter().map(|e| e.key)
+    }
+
+    /// The items present, in no particular order.
+    #[inline]
+    pub fn items(&self) -> impl Iterator<Item = u32> + '_ {
+        self.heap.iter().map(|e| e.item)
+    }
+
+    /// Removes every item: O(number present).
+    pub fn clear(&mut self) {
+        for e in self.heap.drain(..) {
+            self.pos[e.item as usize] = ABSENT;
+        }
     }
 
     /// Inserts `item` with `key`, or changes its key if present.
     #[inline]
-    pub fn set(&mut self, item: u32, key: u64) {
+    pub fn set(&mut self, item: u32, key: K) {
         self.set_inlined(item, key);
     }
 
@@ -150,7 +206,7 @@ impl IndexedHeap {
     /// update, sift up or down) then predict well, where one shared body mixes them
     /// (H-FSC's packet path).
     #[inline(always)]
-    pub fn set_inlined(&mut self, item: u32, key: u64) {
+    pub fn set_inlined(&mut self, item: u32, key: K) {
         let e = Entry { key, item };
         let p = self.pos[item as usize];
         if p == ABSENT {
@@ -178,7 +234,7 @@ impl IndexedHeap {
     }
 
     /// Removes and returns the item with the smallest key.
-    pub fn pop(&mut self) -> Option<(u32, u64)> {
+    pub fn pop(&mut self) -> Option<(u32, K)> {
         let top = self.peek()?;
         self.remove(top.0);
         Some(top)
@@ -208,7 +264,7 @@ impl IndexedHeap {
     }
 
     /// Puts `e` at slot `at` or above, moving the larger ancestors down.
-    fn sift_up(&mut self, mut at: usize, e: Entry) {
+    fn sift_up(&mut self, mut at: usize, e: Entry<K>) {
         while at > 0 {
             let parent = (at - 1) / ARITY;
             self.ops += 1;
@@ -226,7 +282,7 @@ impl IndexedHeap {
 
     /// Position and value of the smallest of `kids`, in a heap of `len` entries.
     #[inline(always)]
-    fn least(kids: &[Entry], len: usize) -> (usize, Entry) {
+    fn least(kids: &[Entry<K>], len: usize) -> (usize, Entry<K>) {
         if len <= SELECT_BELOW {
             least_by_selects(kids)
         } else {
@@ -235,7 +291,7 @@ impl IndexedHeap {
     }
 
     /// Puts `e` at slot `at` or below, moving the smallest children up.
-    fn sift_down(&mut self, mut at: usize, e: Entry) {
+    fn sift_down(&mut self, mut at: usize, e: Entry<K>) {
         let len = self.heap.len();
         loop {
             let first = ARITY * at + 1;
@@ -245,7 +301,11 @@ impl IndexedHeap {
             // A full node's children are a slice of constant length, whose search the
             // compiler unrolls; only the last node may have fewer.
             let (child, least) = if first + ARITY <= len {
-                Self::least(&self.heap[first..first + ARITY], len)
+                if wide::<K>() {
+                    least_of_four(&self.heap[first..first + ARITY])
+                } else {
+                    Self::least(&self.heap[first..first + ARITY], len)
+                }
             } else {
                 Self::least(&self.heap[first..len], len)
             };
@@ -269,7 +329,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// Checks the heap property and that `pos` maps every item to its slot.
-    fn check_layout(h: &IndexedHeap) -> Result<(), TestCaseError> {
+    fn check_layout(h: &IndexedHeap<u64>) -> Result<(), TestCaseError> {
         for (at, e) in h.heap.iter().enumerate() {
             prop_assert_eq!(h.pos[e.item as usize] as usize, at);
             if at > 0 {
@@ -439,6 +499,68 @@ mod tests {
             }
         }
         check_layout(&h).expect("heap layout");
+    }
+
+    /// Keys wider than a word (whose full nodes are searched by [`least_of_four`]), in
+    /// both orders, against an ordered set: Keshav's tags with bids beyond `u64` and
+    /// many equal bids, a mix of inserts, key changes both ways, removals, pops and a
+    /// clear.
+    #[test]
+    fn wide_keys_match_an_ordered_set() {
+        use std::cmp::Reverse;
+        use std::collections::BTreeSet;
+        fn run<K: HeapKey + core::fmt::Debug>(key: impl Fn(u64) -> K) {
+            let items = 300u32;
+            let mut h = IndexedHeap::<K>::new(items as usize);
+            let mut model: BTreeSet<(K, u32)> = BTreeSet::new();
+            let mut keys: Vec<Option<K>> = vec![None; items as usize];
+            let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+            for step in 0..20_000u32 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let item = (state % u64::from(items)) as u32;
+                match (state >> 32) % 8 {
+                    0..=3 => {
+                        let k = key((state >> 40) % 500);
+                        if let Some(old) = keys[item as usize].replace(k) {
+                            model.remove(&(old, item));
+                        }
+                        model.insert((k, item));
+                        h.set(item, k);
+                    }
+                    4 | 5 => {
+                        if let Some(old) = keys[item as usize].take() {
+                            model.remove(&(old, item));
+                        }
+                        h.remove(item);
+                    }
+                    _ => {
+                        let want = model.pop_first();
+                        if let Some((_, i)) = want {
+                            keys[i as usize] = None;
+                        }
+                        assert_eq!(h.pop().map(|(i, k)| (k, i)), want);
+                    }
+                }
+                if step == 10_000 {
+                    h.clear();
+                    model.clear();
+                    keys.iter_mut().for_each(|k| *k = None);
+                }
+                assert_eq!(h.peek().map(|(i, k)| (k, i)), model.first().copied());
+                assert_eq!(h.len(), model.len());
+            }
+            let mut present: Vec<u32> = h.items().collect();
+            let mut want: Vec<u32> = model.iter().map(|e| e.1).collect();
+            present.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(present, want);
+        }
+        use crate::ds::bids::Tag;
+        let tag = |k: u64| Tag::new((u128::from(k / 7) << 70) | u128::from(k % 3), k % 11);
+        run(tag);
+        run(|k| Reverse(tag(k)));
     }
 
     /// Sift steps are counted: inserting in decreasing key order moves every new item

@@ -47,7 +47,7 @@ pub(crate) const JOBS_CLASS_KEYS: &[&str] = &[
 ];
 
 /// Keys of `[link.keshav]`.
-const KESHAV_KEYS: &[&str] = &["limit", "structure", "delta"];
+const KESHAV_KEYS: &[&str] = &["limit", "structure", "delta", "count_operations"];
 
 /// Keys of `[link.hfsc]`.
 const HFSC_KEYS: &[&str] = &["restart"];
@@ -285,8 +285,9 @@ fn read_htb(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<HtbParams> {
     Some(params)
 }
 
-/// `[link.keshav]`: the shared buffer (`limit`, packets or bytes), the buffer structure
-/// and the offset `delta` of every conversation without its own.
+/// `[link.keshav]`: the shared buffer (`limit`, packets or bytes), the buffer structure,
+/// the offset `delta` of every conversation without its own, and whether PERC counts
+/// the paper's elementary operations (`count_operations`).
 fn read_keshav(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<KeshavConfig> {
     let t = ctx.table(path, v, KESHAV_KEYS)?;
     let mut config = KeshavConfig::default();
@@ -322,6 +323,11 @@ fn read_keshav(ctx: &mut Ctx<'_>, path: &str, v: &Value<'_>) -> Option<KeshavCon
     }
     if let Some(d) = t.quantity::<Bytes>(ctx, "delta", "a size", "\"1500b\"") {
         config.delta = d.value;
+    }
+    if let Some(v) = t.get("count_operations")
+        && let Some(b) = ctx.boolean(&t.field("count_operations"), v)
+    {
+        config.count_operations = b.value;
     }
     Some(config)
 }

@@ -14,6 +14,10 @@
 //! | HEAP, double heap over all packets | [`double_heap`] | exchanges in both heaps | exchanges in both heaps |
 //! | PERC, per-conversation FIFOs under a double heap of conversations | [`perc`] | exchanges | exchanges |
 //!
+//! [`FastPerc`] ([`fast_perc`]) is PERC's layout without the counting, in 4-ary heaps:
+//! not one of the paper's structures and not replayed in the cost study, it is what
+//! Keshav FQ runs on its packet path unless asked to count.
+//!
 //! [`Bounded`] adds the buffer limit (packets or bytes) and the paper's `insert()`:
 //! insert first, then drop the largest tag while the limit is exceeded — so the arrival
 //! itself may go. All structures order by [`Tag`] `(bid, seq)`, a strict total order,
@@ -23,6 +27,7 @@
 
 mod arena;
 pub mod double_heap;
+pub mod fast_perc;
 pub mod link;
 pub mod perc;
 pub mod trace;
@@ -31,6 +36,7 @@ pub mod tree;
 use crate::hierarchy::Limit;
 
 pub use double_heap::DoubleHeap;
+pub use fast_perc::FastPerc;
 pub use link::LinkedList;
 pub use perc::PerConversation;
 pub use tree::SearchTree;
@@ -74,6 +80,15 @@ impl Tag {
     }
 }
 
+/// Tags are [`crate::ds::IndexedHeap`] keys (PERC's uncounted layout, [`fast_perc`]).
+impl crate::ds::HeapKey for Tag {
+    #[inline(always)]
+    fn before_flags(self, a: u32, other: Tag, b: u32) -> bool {
+        let (x, y) = (self.bid(), other.bid());
+        (x < y) | ((x == y) & ((self.seq < other.seq) | ((self.seq == other.seq) & (a < b))))
+    }
+}
+
 /// One buffered packet: its tag, conversation, size and payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry<V> {
@@ -106,6 +121,10 @@ pub struct Ops {
 pub trait BidQueue<V> {
     /// The paper's name of the structure (`"LINK"`, ...).
     const NAME: &'static str;
+
+    /// Whether [`BidQueue::ops`] counts the paper's elementary operations (`false`
+    /// only for [`FastPerc`], which always reports zero).
+    const COUNTED: bool = true;
 
     /// An empty structure for conversations `0..conversations`, with room for
     /// `packets` entries before it allocates.

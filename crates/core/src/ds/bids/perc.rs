@@ -26,10 +26,23 @@ use crate::ds::counted_heap::{MaxHeap, MinHeap};
 
 /// A buffered packet without its conversation (the FIFO says it).
 #[derive(Debug)]
-struct Item<V> {
-    tag: Tag,
-    size: u32,
-    value: V,
+pub(super) struct Item<V> {
+    pub(super) tag: Tag,
+    pub(super) size: u32,
+    pub(super) value: V,
+}
+
+impl<V> Item<V> {
+    /// The entry of conversation `conv` this item holds.
+    #[inline]
+    pub(super) fn into_entry(self, conv: u32) -> Entry<V> {
+        Entry {
+            tag: self.tag,
+            conv,
+            size: self.size,
+            value: self.value,
+        }
+    }
 }
 
 /// PERC. See the [module docs](self).
@@ -45,15 +58,6 @@ pub struct PerConversation<V> {
 impl<V> PerConversation<V> {
     fn exchanges(&self) -> u64 {
         self.heads.exchanges() + self.tails.exchanges()
-    }
-
-    fn entry(conv: u32, item: Item<V>) -> Entry<V> {
-        Entry {
-            tag: item.tag,
-            conv,
-            size: item.size,
-            value: item.value,
-        }
     }
 
     /// Removes the head (`front`) or tail of conversation `c`, which has packets, and
@@ -81,7 +85,7 @@ impl<V> PerConversation<V> {
                 }
             }
         }
-        Self::entry(c, item)
+        item.into_entry(c)
     }
 
     /// Conversations with buffered packets.

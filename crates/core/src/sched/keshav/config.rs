@@ -31,6 +31,12 @@ pub struct KeshavConfig {
     pub limit: Limit,
     /// The buffer structure (all give the same schedule; they differ in cost).
     pub structure: Structure,
+    /// Whether the buffer counts the paper's elementary operations (reported by
+    /// [`crate::sched::Scheduler::discipline_counters`], with the round number's heap
+    /// exchanges, which are always counted). Only PERC has an uncounted
+    /// form, [`crate::ds::bids::FastPerc`], which runs when this is `false` (the
+    /// default); LINK, TREE and HEAP always count.
+    pub count_operations: bool,
     /// The offset `δ` of every conversation not listed in `deltas`, in bytes of round
     /// number (0: plain fair queueing, bids are finish numbers).
     pub delta: Bytes,
@@ -41,11 +47,12 @@ pub struct KeshavConfig {
 }
 
 impl Default for KeshavConfig {
-    /// [`DEFAULT_LIMIT`], PERC, `δ = 0` for every conversation.
+    /// [`DEFAULT_LIMIT`], PERC uncounted, `δ = 0` for every conversation.
     fn default() -> Self {
         KeshavConfig {
             limit: DEFAULT_LIMIT,
             structure: Structure::Perc,
+            count_operations: false,
             delta: Bytes::ZERO,
             deltas: Vec::new(),
             limit_origin: None,

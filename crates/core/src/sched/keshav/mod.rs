@@ -33,16 +33,32 @@
 //!
 //! * `limit`: the shared buffer `B`, in packets (the paper) or bytes.
 //! * `structure`: LINK, TREE, HEAP or PERC ([`crate::ds::bids`]); PERC by default.
+//! * `count_operations`: whether the buffer counts the paper's elementary operations;
+//!   `false` by default.
 //! * `delta` / `deltas`: the offsets, in bytes of round number; 0 by default.
 //!
-//! Scenario files write them as `[link.keshav]` (`limit`, `structure`, `delta`) and a
-//! class's `delta` (`scenarios/README.md`).
+//! Scenario files write them as `[link.keshav]` (`limit`, `structure`, `delta`,
+//! `count_operations`) and a class's `delta` (`scenarios/README.md`).
+//!
+//! **What runs on the packet path.** PERC without `count_operations` (the default) is
+//! [`crate::ds::bids::FastPerc`]: PERC's layout — per-conversation FIFOs, the
+//! conversations by head tag and by tail tag — in 4-ary heaps without counters, the
+//! max-heap kept only while drops happen. It gives the same schedule and drops as the
+//! paper's structures and is what a shaper or a long simulation wants. With
+//! `count_operations`, PERC is the paper's counted structure
+//! ([`crate::ds::bids::PerConversation`], binary heaps whose exchanges are counted), as
+//! the cost study (`repro keshav-cost`) runs it. LINK, TREE and HEAP exist to be studied
+//! and always count.
 //!
 //! The discipline keeps its own buffer ([`Scheduler::owns_buffer`]): class limits and
 //! the qdisc's shared buffer do not apply; its drops are [`DropReason::LargestBid`].
-//! [`Scheduler::discipline_counters`] reports the buffer's operations with their
-//! elementary costs (the paper's metric for the structure in use) and the round-number
-//! heap's exchanges.
+//! When the buffer counts, [`Scheduler::discipline_counters`] reports its operations
+//! with their elementary costs (the paper's metric for the structure in use);
+//! uncounted PERC reports nothing for the buffer (its drops are in the link's drop
+//! counters as every discipline's). The round number's heap is the paper's binary heap
+//! in both cases (a 4-ary one was measured no faster, `BENCHMARKS.md`); counting its
+//! exchanges costs one addition each, so they are always reported
+//! (`round_heap_exchanges`).
 //!
 //! # Deviations
 //!
@@ -57,12 +73,21 @@
 //!   and never undoes it): a conversation pays in the fluid system for the bits it lost.
 //!   The same holds for [`Scheduler::remove_newest`].
 //! * **Arithmetic**: fixed point with the error bound stated in [`round`].
+//! * **Uncounted PERC is not the paper's data structure** (the default; see Settings):
+//!   same FIFOs and same order, but 4-ary heaps, and the max-heap of tails is rebuilt
+//!   at the first drop after a quiet period instead of being kept on every insertion.
+//!   Same schedule and drops; the drop that rebuilds costs O(k log k) for the `k`
+//!   conversations with packets (amortised O(log k) per insertion, where the paper's
+//!   PERC is O(log k) on every operation). `count_operations` runs the paper's.
 //!
 //! # Cost
 //!
 //! Per packet: O(log n) for the round number (amortised, [`round`]) plus the buffer
 //! structure's insert and `get_min` (PERC: O(log n) in the conversations with buffered
-//! packets). No allocation once the buffer has reached its largest size.
+//! packets; uncounted PERC amortises its drops, see [`crate::ds::bids::fast_perc`]). No
+//! allocation once the buffer has reached its largest size. Measured per
+//! enqueue + dequeue pair in `BENCHMARKS.md` (`cargo bench -p linkshare-core --bench
+//! sched -- boxed::keshav`).
 //!
 //! # Verification
 //!
@@ -75,7 +100,10 @@
 //!   within one maximum packet time of GPS (R3), monotonicity (R4), the idle freeze
 //!   (R5), `δ` changes delays but not long-run shares (R6).
 //! * The conformance harness (conservation, FIFO per conversation, `poll_at`) and the
-//!   no-allocation test, with every structure.
+//!   no-allocation test, with every structure, PERC counted and uncounted.
+//! * `tests/keshav.rs` and `tests/bid_queues.rs` run uncounted PERC beside the paper's
+//!   four structures: same schedule, same drops, the same as the ordered-set model;
+//!   `tests/service_order.rs` pins the default (uncounted) schedule by hash.
 
 pub mod bid;
 mod config;
@@ -94,9 +122,12 @@ use round::RoundNumber;
 #[derive(Debug)]
 pub struct Keshav<P, S> {
     round: RoundNumber,
-    /// `δ^α` of each class in round units; `None` for classes that are not
-    /// conversations (not leaves).
-    delta: Vec<Option<u128>>,
+    /// Whether each class, by index, is a conversation (a leaf): a byte per class, in
+    /// the first cache level.
+    leaves: Vec<bool>,
+    /// `δ^α` of each class in round units, by index; empty when every offset is 0
+    /// (plain fair queueing, the default), so that the packet path then reads no table.
+    deltas: Vec<u128>,
     buffer: Bounded<P, S>,
     /// Arrival sequence number of the next packet.
     seq: u64,
@@ -110,15 +141,16 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         validate(tree, config)?;
         let classes = tree.classes();
         let weights = classes.iter().map(|c| u64::from(c.weight())).collect();
-        let delta = config
-            .deltas_of(tree)
-            .into_iter()
-            .zip(classes)
-            .map(|(d, c)| c.is_leaf().then(|| round::bytes_to_units(d)))
-            .collect();
+        let deltas = config.deltas_of(tree);
+        let deltas = if deltas.iter().all(|d| d.0 == 0) {
+            Vec::new()
+        } else {
+            deltas.into_iter().map(round::bytes_to_units).collect()
+        };
         Ok(Keshav {
             round: RoundNumber::new(tree.link_rate(), weights),
-            delta,
+            leaves: classes.iter().map(|c| c.is_leaf()).collect(),
+            deltas,
             buffer: Bounded::new(classes.len(), config.limit),
             seq: 0,
             recorder: None,
@@ -164,8 +196,9 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         self.buffer.structure()
     }
 
+    #[inline]
     fn is_leaf(&self, class: ClassId) -> bool {
-        self.delta.get(class.index()).is_some_and(Option::is_some)
+        self.leaves.get(class.index()).copied().unwrap_or(false)
     }
 
     #[cold]
@@ -193,15 +226,16 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
         pkt: P,
         evicted: &mut Vec<Dropped<P>>,
     ) -> Enqueue<P> {
-        let Some(&Some(delta)) = self.delta.get(class.index()) else {
+        if !self.is_leaf(class) {
             return Enqueue::Dropped(Dropped {
                 pkt,
                 class,
                 reason: DropReason::NotALeaf,
             });
-        };
+        }
         let size = pkt.wire_len();
         let a = self.round.arrive(now, class.0, u64::from(size));
+        let delta = self.deltas.get(class.index()).copied().unwrap_or(0);
         let tag = Tag::new(bid::bid(&a, delta), self.seq);
         self.seq += 1;
         let e = Entry {
@@ -266,10 +300,11 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
     }
 
     /// The buffer's operations and their elementary costs (the paper's metric, for the
-    /// structure this instance runs), and the exchanges of the round number's heap.
+    /// structure this instance runs; nothing for uncounted PERC), and the exchanges of
+    /// the round number's heap.
     fn discipline_counters(&self) -> Vec<DisciplineCounter> {
         let c = self.buffer.cost();
-        [
+        let buffer = [
             ("insertions", c.insertions),
             ("get_mins", c.get_mins),
             ("largest_bid_drops", c.drops),
@@ -277,15 +312,18 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             ("drop_ops", c.ops.drop),
             ("get_min_ops", c.ops.get_min),
             ("max_insert_ops", c.max_insert),
-            ("round_heap_exchanges", self.round.heap_exchanges()),
-        ]
-        .into_iter()
-        .map(|(name, value)| DisciplineCounter {
-            class: None,
-            name,
-            value,
-        })
-        .collect()
+        ];
+        let buffer = if S::COUNTED { &buffer[..] } else { &[] };
+        buffer
+            .iter()
+            .copied()
+            .chain([("round_heap_exchanges", self.round.heap_exchanges())])
+            .map(|(name, value)| DisciplineCounter {
+                class: None,
+                name,
+                value,
+            })
+            .collect()
     }
 }
 
@@ -296,7 +334,9 @@ pub fn build<P: Packet + Send + 'static>(
     config: &KeshavConfig,
     recorder: Option<Recorder>,
 ) -> Result<Box<dyn Scheduler<P> + Send>, super::BuildError> {
-    use crate::ds::bids::{DoubleHeap, LinkedList, PerConversation, SearchTree, Structure};
+    use crate::ds::bids::{
+        DoubleHeap, FastPerc, LinkedList, PerConversation, SearchTree, Structure,
+    };
     fn boxed<P: Packet, S: BidQueue<P>>(
         mut k: Keshav<P, S>,
         recorder: Option<Recorder>,
@@ -311,9 +351,10 @@ pub fn build<P: Packet + Send + 'static>(
         Structure::Link => boxed(Keshav::<P, LinkedList<P>>::new(tree, config)?, recorder),
         Structure::Tree => boxed(Keshav::<P, SearchTree<P>>::new(tree, config)?, recorder),
         Structure::Heap => boxed(Keshav::<P, DoubleHeap<P>>::new(tree, config)?, recorder),
-        Structure::Perc => boxed(
+        Structure::Perc if config.count_operations => boxed(
             Keshav::<P, PerConversation<P>>::new(tree, config)?,
             recorder,
         ),
+        Structure::Perc => boxed(Keshav::<P, FastPerc<P>>::new(tree, config)?, recorder),
     })
 }

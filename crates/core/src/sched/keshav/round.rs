@@ -104,6 +104,9 @@ struct Conv {
     finish: u128,
     /// `w_α`.
     weight: u64,
+    /// Whether it is active, i.e. in the heap of active conversations: kept here too,
+    /// so that an arrival reads one record (the flag fills the record's padding).
+    active: bool,
 }
 
 /// The round number and the conversations' finish numbers. See the [module docs](self).
@@ -138,6 +141,7 @@ impl RoundNumber {
                 .map(|w| Conv {
                     finish: 0,
                     weight: w.max(1),
+                    active: false,
                 })
                 .collect(),
             active: MinHeap::with_items(n),
@@ -169,6 +173,7 @@ impl RoundNumber {
                     self.k_chk += w;
                     self.r_chk = f;
                     self.weight -= u128::from(conv.weight);
+                    self.convs[c as usize].active = false;
                     self.active.pop();
                 }
                 _ => break,
@@ -200,9 +205,10 @@ impl RoundNumber {
         let Conv {
             finish: before,
             weight,
+            active,
         } = self.convs[i];
         let inc = units(len, weight);
-        if self.active.contains(c) {
+        if active {
             // The heap keeps the old, smaller key until the conversation reaches its top
             // (see `advance`): a key increase costs nothing here.
             let f = before.saturating_add(inc);
@@ -218,7 +224,11 @@ impl RoundNumber {
         self.r_chk = r;
         self.weight += u128::from(weight);
         let f = r.saturating_add(inc);
-        self.convs[i].finish = f;
+        self.convs[i] = Conv {
+            finish: f,
+            weight,
+            active: true,
+        };
         self.active.insert(c, f);
         Arrival {
             finish_before: before,
@@ -234,7 +244,7 @@ impl RoundNumber {
 
     /// Whether `c` is active (has bits in the fluid system) as of the last advance.
     pub fn is_active(&self, c: u32) -> bool {
-        self.active.contains(c)
+        self.convs.get(c as usize).is_some_and(|conv| conv.active)
     }
 
     /// Number of active conversations as of the last advance.

@@ -1,0 +1,205 @@
+//! PERC's layout for the scheduler's packet path, uncounted: one FIFO per
+//! conversation, the conversations with packets in a min-heap by the tag at their
+//! **head** and in a max-heap by the tag at their **tail** — as [`super::perc`], whose
+//! binary heaps and counted exchanges the cost study measures, but in the layout that
+//! runs fastest.
+//!
+//! * The heaps are [`IndexedHeap`]s (4-ary, the children of a node side by side,
+//!   entries holding their keys): half the levels of a binary heap, and no counter.
+//! * The max-heap is kept only while drops are recent. Most insertions raise their
+//!   conversation's tail, and keeping the max-heap ordered costs as much as the
+//!   min-heap's work, yet only an overflow drop reads it. So after more insertions
+//!   without a drop than there are conversations with packets, the max-heap is
+//!   emptied and no longer kept; the next drop rebuilds it from the FIFOs' tails
+//!   (`k` insertions, `k` those conversations) and it is kept again. Each rebuild
+//!   follows at least `k` insertions since the previous one (a conversation gains
+//!   packets only by an insertion), so its O(k log k) is amortised O(log k) per
+//!   insertion; a single drop after a quiet period pays the whole rebuild.
+//! * [`BidQueue::ops`] is always zero: this structure is not one of the paper's four
+//!   and is never replayed in the cost study; Keshav FQ runs it on the packet path
+//!   unless told to count (`count_operations`).
+//!
+//! Same order, same results: the smallest tag is some conversation's head, the largest
+//! some conversation's tail, so `pop_min` and `pop_max` return exactly what the other
+//! structures return (`tests/bid_queues.rs`, `tests/keshav.rs`). A tag smaller than its
+//! conversation's tail (which fair queueing never produces) is placed in order by
+//! scanning the FIFO back from its tail, so that the structure stays correct on any
+//! input.
+//!
+//! Cost: O(log N) per operation, N the conversations with packets (amortised for the
+//! drops, see above).
+
+use core::cmp::Reverse;
+use std::collections::VecDeque;
+
+use super::perc::Item;
+use super::{BidQueue, Entry, Ops, Tag};
+use crate::ds::IndexedHeap;
+
+/// PERC, uncounted. See the [module docs](self).
+#[derive(Debug)]
+pub struct FastPerc<V> {
+    queues: Vec<VecDeque<Item<V>>>,
+    /// Conversations with packets by head tag, smallest first.
+    heads: IndexedHeap<Tag>,
+    /// Conversations with packets by tail tag, largest first, while `tails_kept`;
+    /// empty otherwise.
+    tails: IndexedHeap<Reverse<Tag>>,
+    /// Whether `tails` is kept (drops were recent).
+    tails_kept: bool,
+    /// Insertions since the last drop, while `tails_kept`.
+    quiet: usize,
+    len: usize,
+}
+
+impl<V> FastPerc<V> {
+    /// Removes the head (`front`) or tail of conversation `c`, which has packets, and
+    /// restores both heaps.
+    #[inline]
+    fn take(&mut self, c: u32, front: bool) -> Entry<V> {
+        let q = &mut self.queues[c as usize];
+        let item = if front { q.pop_front() } else { q.pop_back() };
+        let item = item.expect("a conversation in the heaps has packets");
+        self.len -= 1;
+        let next = if front { q.front() } else { q.back() };
+        match next {
+            Some(next) if front => self.heads.set_inlined(c, next.tag),
+            Some(next) => {
+                if self.tails_kept {
+                    self.tails.set(c, Reverse(next.tag));
+                }
+            }
+            None => {
+                self.heads.remove(c);
+                if self.tails_kept {
+                    self.tails.remove(c);
+                }
+            }
+        }
+        item.into_entry(c)
+    }
+
+    /// After an insertion whose conversation's tail is now `tag`: keeps the max-heap,
+    /// or stops keeping it after a quiet period (see the [module docs](self)).
+    #[inline]
+    fn tail_rose(&mut self, c: u32, tag: Tag) {
+        if !self.tails_kept {
+            return;
+        }
+        self.quiet += 1;
+        if self.quiet > self.heads.len() {
+            self.tails.clear();
+            self.tails_kept = false;
+        } else {
+            self.tails.set_inlined(c, Reverse(tag));
+        }
+    }
+
+    /// Makes the max-heap hold every conversation with packets by its tail again.
+    #[cold]
+    fn rebuild_tails(&mut self) {
+        for c in self.heads.items() {
+            let tail = self.queues[c as usize]
+                .back()
+                .expect("a conversation in the heaps has packets");
+            self.tails.set(c, Reverse(tail.tag));
+        }
+        self.tails_kept = true;
+    }
+}
+
+impl<V> BidQueue<V> for FastPerc<V> {
+    const NAME: &'static str = "PERC (uncounted)";
+    const COUNTED: bool = false;
+
+    fn new(conversations: usize, _packets: usize) -> Self {
+        FastPerc {
+            queues: (0..conversations).map(|_| VecDeque::new()).collect(),
+            heads: IndexedHeap::new(conversations),
+            tails: IndexedHeap::new(conversations),
+            tails_kept: false,
+            quiet: 0,
+            len: 0,
+        }
+    }
+
+    /// Adds `e`; its conversation must be below the `conversations` of
+    /// [`BidQueue::new`] (Keshav FQ's are its classes).
+    #[inline]
+    fn insert(&mut self, e: Entry<V>) {
+        let c = e.conv;
+        let q = &mut self.queues[c as usize];
+        let tag = e.tag;
+        let item = Item {
+            tag,
+            size: e.size,
+            value: e.value,
+        };
+        self.len += 1;
+        match q.back() {
+            None => {
+                q.push_back(item);
+                self.heads.set_inlined(c, tag);
+                self.tail_rose(c, tag);
+            }
+            Some(tail) if tail.tag < tag => {
+                q.push_back(item);
+                self.tail_rose(c, tag);
+            }
+            Some(_) => {
+                let at = q.partition_point(|i| i.tag < tag);
+                q.insert(at, item);
+                if at == 0 {
+                    self.heads.set(c, tag);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn pop_min(&mut self) -> Option<Entry<V>> {
+        let (c, _) = self.heads.peek()?;
+        Some(self.take(c, true))
+    }
+
+    fn pop_max(&mut self) -> Option<Entry<V>> {
+        if !self.tails_kept {
+            self.rebuild_tails();
+        }
+        self.quiet = 0;
+        let (c, _) = self.tails.peek()?;
+        Some(self.take(c, false))
+    }
+
+    fn pop_newest_of(&mut self, conv: u32) -> Option<Entry<V>> {
+        self.heads.contains(conv).then(|| self.take(conv, false))
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn ops(&self) -> Ops {
+        Ops::default()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let mut n = 0;
+        for (c, q) in self.queues.iter().enumerate() {
+            let c = c as u32;
+            n += q.len();
+            if q.iter().zip(q.iter().skip(1)).any(|(a, b)| a.tag >= b.tag) {
+                return Err(format!("conversation {c}: FIFO out of order"));
+            }
+            let (head, tail) = (q.front().map(|i| i.tag), q.back().map(|i| Reverse(i.tag)));
+            let tail = tail.filter(|_| self.tails_kept);
+            if self.heads.key_of(c) != head || self.tails.key_of(c) != tail {
+                return Err(format!("conversation {c}: heap keys differ from its FIFO"));
+            }
+        }
+        if n != self.len {
+            return Err(format!("{n} packets in FIFOs, length {}", self.len));
+        }
+        Ok(())
+    }
+}
