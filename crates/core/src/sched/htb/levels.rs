@@ -145,6 +145,13 @@ impl Levels {
         }
     }
 
+    /// Sets the mode of `c`, which is inactive (linked nowhere).
+    #[inline]
+    pub(super) fn set_idle_mode(&mut self, c: u32, mode: Mode) {
+        debug_assert_eq!(self.activity[c as usize], 0);
+        self.mode[c as usize] = mode;
+    }
+
     /// Sets the mode of `c`, moving it between its parent's feeds and its row as the
     /// mode requires (the structural part of Linux `htb_change_class_mode`).
     pub(super) fn set_mode(&mut self, topo: &Topology, c: u32, new: Mode) {

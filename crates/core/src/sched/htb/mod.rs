@@ -177,8 +177,12 @@ pub struct Htb<P> {
     buckets: Vec<Bucket>,
     levels: Levels,
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
-    /// items are positions within the level.
+    /// items are positions within the level. Leaves without backlog are left out (see
+    /// [`Htb::idle_leaf_mode`]).
     wait: Vec<IndexedHeap>,
+    /// The `now` of the last application of level 0's mode changes (every `dequeue`
+    /// with a backlog applies them).
+    leaf_events_at: Instant,
     ready: Readiness,
 }
 
@@ -220,6 +224,7 @@ impl<P> Htb<P> {
                 .iter()
                 .map(|l| IndexedHeap::new(l.len()))
                 .collect(),
+            leaf_events_at: Instant::ZERO,
             ready: Readiness::new(&topo),
             classes,
             clamps,
@@ -242,7 +247,13 @@ impl<P> Htb<P> {
     /// is charged and when a scheduled mode change is applied by `dequeue`), or `None`
     /// if it is not a class of the tree. The link is always [`Mode::CanSend`].
     pub fn mode_of(&self, class: ClassId) -> Option<Mode> {
-        (class.index() < self.classes.len()).then(|| self.levels.mode(class.0))
+        if class.index() >= self.classes.len() {
+            None
+        } else if self.is_leaf(class) && self.queues.is_empty(class.index()) {
+            Some(self.idle_leaf_mode(class.0).0)
+        } else {
+            Some(self.levels.mode(class.0))
+        }
     }
 
     /// The quanta derived from `rate / r2q` that were clamped, in class order (tc warns
@@ -256,6 +267,30 @@ impl<P> Htb<P> {
         self.classes
             .get(class.index())
             .is_some_and(|c| c.quantum.is_some())
+    }
+
+    /// The mode of `leaf`, which holds no packet, as Linux's `cmode` would have it, and
+    /// unless green the instant at which that changes: the mode at the last application
+    /// of level 0's mode changes, or at the leaf's last charge if that came later.
+    ///
+    /// A leaf without backlog is linked nowhere, so its mode changes move nothing and
+    /// need not be applied when due: it stays out of the wait queue, and its mode is
+    /// worked out here when it is backlogged again (or asked for by
+    /// [`Htb::mode_of`]). The result is the mode the applied changes would have given:
+    /// a mode changes only at the instants the wait queue would hold, and each
+    /// application sets the mode at its own `now`.
+    #[inline]
+    fn idle_leaf_mode(&self, leaf: u32) -> (Mode, Instant) {
+        self.buckets[leaf as usize].mode_at(self.leaf_events_at)
+    }
+
+    /// Leaf `leaf` has no packet left: it leaves its row or feed and the wait queue.
+    #[inline]
+    fn idle_leaf(&mut self, leaf: u32) {
+        self.levels.deactivate_leaf(&self.topo, leaf);
+        if self.levels.mode(leaf) != Mode::CanSend {
+            self.wait[0].remove(self.topo.level_pos[leaf as usize]);
+        }
     }
 
     /// Brings the readiness up to date if `poll_at` will need it: when no row holds a
@@ -291,27 +326,38 @@ impl<P> Htb<P> {
     }
 
     /// Charges `len` bytes sent by `leaf`, found at `level`, to the leaf and its
-    /// ancestors below the link (Linux `htb_charge_class`).
-    fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant) {
-        let mut c = leaf;
+    /// ancestors below the link (Linux `htb_charge_class`). A leaf left without backlog
+    /// (`leaf_idle`) keeps its mode unapplied (see [`Htb::idle_leaf_mode`]).
+    fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant, leaf_idle: bool) {
+        self.buckets[leaf as usize].charge(now, len, level == 0);
+        if !leaf_idle {
+            self.update_mode(leaf, 0, now);
+        }
+        let mut c = self.topo.parent[leaf as usize];
         while c != ROOT {
             let class_level = self.topo.level[c as usize];
-            let b = &mut self.buckets[c as usize];
-            b.charge(now, len, class_level >= level);
-            let (mode, delay) = b.mode(0);
-            let old = self.levels.mode(c);
-            self.levels.set_mode(&self.topo, c, mode);
-            if mode != old {
-                let wait = &mut self.wait[usize::from(class_level)];
-                let pos = self.topo.level_pos[c as usize];
-                if old != Mode::CanSend {
-                    wait.remove(pos);
-                }
-                if mode != Mode::CanSend {
-                    wait.set(pos, at_delay(now, delay));
-                }
-            }
+            self.buckets[c as usize].charge(now, len, class_level >= level);
+            self.update_mode(c, class_level, now);
             c = self.topo.parent[c as usize];
+        }
+    }
+
+    /// Sets the mode of class `c` (of `level`), just charged at `now`, from its buckets,
+    /// relinking it and moving its wait-queue entry if the mode changed.
+    #[inline(always)]
+    fn update_mode(&mut self, c: u32, level: u8, now: Instant) {
+        let (mode, delay) = self.buckets[c as usize].mode(0);
+        let old = self.levels.mode(c);
+        self.levels.set_mode(&self.topo, c, mode);
+        if mode != old {
+            let wait = &mut self.wait[usize::from(level)];
+            let pos = self.topo.level_pos[c as usize];
+            if old != Mode::CanSend {
+                wait.remove(pos);
+            }
+            if mode != Mode::CanSend {
+                wait.set(pos, at_delay(now, delay));
+            }
         }
     }
 
@@ -334,10 +380,11 @@ impl<P> Htb<P> {
             *deficit += quantum.expect("only leaves are served").0 as i64;
             self.levels.pass_turn(&self.topo, leaf, level, prio);
         }
-        if self.queues.is_empty(leaf as usize) {
-            self.levels.deactivate_leaf(&self.topo, leaf);
+        let idle = self.queues.is_empty(leaf as usize);
+        if idle {
+            self.idle_leaf(leaf);
         }
-        self.charge(leaf, level, len, now);
+        self.charge(leaf, level, len, now, idle);
         self.ready.mark(leaf);
         Dequeued {
             pkt,
@@ -364,6 +411,11 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
     ) -> Enqueue<P> {
         debug_assert!(self.is_leaf(class), "the qdisc offers leaves only");
         if self.queues.push_back(class.index(), pkt) {
+            let (mode, change) = self.idle_leaf_mode(class.0);
+            self.levels.set_idle_mode(class.0, mode);
+            if mode != Mode::CanSend {
+                self.wait[0].set(self.topo.level_pos[class.index()], change.0);
+            }
             self.levels.activate_leaf(&self.topo, class.0);
             self.ready.mark(class.0);
             self.settle();
@@ -375,6 +427,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         if self.queues.queued() == 0 {
             return None;
         }
+        self.leaf_events_at = now;
         for level in 0..MAX_DEPTH {
             self.apply_events(level, now);
             let mask = self.levels.row_mask(level);
@@ -412,7 +465,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         }
         let pkt = self.queues.pop_back(class.index())?;
         if self.queues.is_empty(class.index()) {
-            self.levels.deactivate_leaf(&self.topo, class.0);
+            self.idle_leaf(class.0);
             self.ready.mark(class.0);
             self.settle();
         }
