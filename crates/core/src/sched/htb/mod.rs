@@ -132,8 +132,13 @@
 //!
 //! With `n` classes and depth `d <= 8`: enqueue and `remove_newest` cost O(d log n);
 //! dequeue costs O(d log n) plus O(log n) per mode change applied (rows and feeds are
-//! hierarchical bitmaps, [`crate::ds::IdSet`]; wait queues and the readiness minima are
-//! [`IndexedHeap`]s). The readiness behind `poll_at` is recomputed only when no row
+//! hierarchical bitmaps, [`crate::ds::IdSet`]; the readiness minima are
+//! [`IndexedHeap`](crate::ds::IndexedHeap)s). Each level's wait queue is a calendar
+//! (module `wait`) whose slots are sized from the link's and the level's rates, with a
+//! heap for what it does not cover: entering, leaving and coming due cost O(1) when
+//! the calendar covers a class's delay, O(log n) otherwise. Leaves without backlog
+//! are kept out of it (their mode is worked out when they are backlogged again). The
+//! readiness behind `poll_at` is recomputed only when no row
 //! holds a class (module `ready`): then O(d log n) per leaf charged or changed since
 //! the last recomputation, and nothing while HTB keeps sending. Token costs are exact
 //! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). Nothing
@@ -144,6 +149,7 @@ mod config;
 mod levels;
 mod ready;
 mod topology;
+mod wait;
 mod warnings;
 
 pub use bucket::Mode;
@@ -155,13 +161,14 @@ pub use warnings::warnings;
 
 use super::len_of;
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
-use crate::ds::{ClassQueues, DequeQueues, IndexedHeap};
+use crate::ds::{ClassQueues, DequeQueues};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
 use levels::Levels;
 use ready::Readiness;
 use topology::{ROOT, Topology};
+use wait::WaitQueue;
 
 /// HTB over a class tree. See the [module docs](self).
 #[derive(Debug)]
@@ -179,7 +186,7 @@ pub struct Htb<P> {
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
     /// items are positions within the level. Leaves without backlog are left out (see
     /// [`Htb::idle_leaf_mode`]).
-    wait: Vec<IndexedHeap>,
+    wait: [WaitQueue; MAX_DEPTH],
     /// The `now` of the last application of level 0's mode changes (every `dequeue`
     /// with a backlog applies them).
     leaf_events_at: Instant,
@@ -219,11 +226,13 @@ impl<P> Htb<P> {
             deficit: vec![[0; MAX_DEPTH]; tree.len()],
             buckets,
             levels: Levels::new(&topo),
-            wait: topo
-                .by_level
-                .iter()
-                .map(|l| IndexedHeap::new(l.len()))
-                .collect(),
+            wait: core::array::from_fn(|level| {
+                let rates: Vec<_> = topo.by_level[level]
+                    .iter()
+                    .map(|&c| classes[c as usize].rate)
+                    .collect();
+                WaitQueue::for_level(&rates, tree.link_rate(), params.mtu)
+            }),
             leaf_events_at: Instant::ZERO,
             ready: Readiness::new(&topo),
             classes,
@@ -307,10 +316,7 @@ impl<P> Htb<P> {
 
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
-        while let Some((pos, at)) = self.wait[level].peek() {
-            if at > now.0 {
-                return;
-            }
+        while let Some((pos, _)) = self.wait[level].first_due(now.0) {
             let c = self.topo.by_level[level][pos as usize];
             let b = &self.buckets[c as usize];
             let (mode, delay) = b.mode(b.credit(now));
