@@ -98,8 +98,8 @@ impl Levels {
             }
         }
         Levels {
-            mode: vec![Mode::CanSend; topo.parent.len()],
-            activity: vec![0; topo.parent.len()],
+            mode: vec![Mode::CanSend; topo.class.len()],
+            activity: vec![0; topo.class.len()],
             turns,
             row_mask: [0; MAX_DEPTH],
         }
@@ -139,7 +139,7 @@ impl Levels {
     /// `htb_activate`). A no-op if already active.
     pub(super) fn activate_leaf(&mut self, topo: &Topology, c: u32) {
         if self.activity[c as usize] == 0 {
-            let prio = u32::from(topo.priority[c as usize]);
+            let prio = u32::from(topo.class[c as usize].priority);
             self.activity[c as usize] = 1 << prio;
             self.link_leaf(topo, c, prio);
         }
@@ -162,7 +162,7 @@ impl Levels {
             return;
         }
         let activity = self.activity[c as usize];
-        if topo.level[c as usize] == 0 {
+        if topo.class[c as usize].level == 0 {
             // A leaf: active at one priority at most, the common case made short.
             if activity != 0 {
                 let prio = activity.trailing_zeros();
@@ -194,13 +194,13 @@ impl Levels {
                 self.row_mask[0] |= bit;
                 self.turns[Topology::row(0, prio)]
                     .set
-                    .insert(topo.level_pos[c as usize]);
+                    .insert(topo.class[c as usize].level_pos);
             }
             Mode::MayBorrow => {
-                let p = topo.parent[c as usize];
+                let p = topo.class[c as usize].parent;
                 let feed = &mut self.turns[Self::feed(topo, p, prio)];
                 let was_empty = feed.set.is_empty();
-                feed.set.insert(topo.child_pos[c as usize]);
+                feed.set.insert(topo.class[c as usize].child_pos);
                 if was_empty {
                     self.activity[p as usize] |= bit;
                     self.activate(topo, p, bit);
@@ -217,7 +217,7 @@ impl Levels {
         let bit = 1 << prio;
         match self.mode[c as usize] {
             Mode::CanSend => {
-                let pos = topo.level_pos[c as usize];
+                let pos = topo.class[c as usize].level_pos;
                 let row = &mut self.turns[Topology::row(0, prio)];
                 if row.ptr == Some(pos) {
                     row.advance();
@@ -228,8 +228,8 @@ impl Levels {
                 }
             }
             Mode::MayBorrow => {
-                let p = topo.parent[c as usize];
-                let pos = topo.child_pos[c as usize];
+                let p = topo.class[c as usize].parent;
+                let pos = topo.class[c as usize].child_pos;
                 let feed = &mut self.turns[Self::feed(topo, p, prio)];
                 if feed.ptr == Some(pos) {
                     feed.last = Some(pos);
@@ -253,11 +253,11 @@ impl Levels {
         let mut mask = mask;
         let mut cl = c;
         while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
-            let p = topo.parent[cl as usize];
+            let p = topo.class[cl as usize].parent;
             if p == NONE {
                 break;
             }
-            let pos = topo.child_pos[cl as usize];
+            let pos = topo.class[cl as usize].child_pos;
             for prio in prios(mask) {
                 let feed = &mut self.turns[Self::feed(topo, p, prio)];
                 if !feed.set.is_empty() {
@@ -270,12 +270,12 @@ impl Levels {
             cl = p;
         }
         if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
-            let level = topo.level[cl as usize];
+            let level = topo.class[cl as usize].level;
             self.row_mask[usize::from(level)] |= mask;
             for prio in prios(mask) {
                 self.turns[Topology::row(level, prio)]
                     .set
-                    .insert(topo.level_pos[cl as usize]);
+                    .insert(topo.class[cl as usize].level_pos);
             }
         }
     }
@@ -288,11 +288,11 @@ impl Levels {
         let mut mask = mask;
         let mut cl = c;
         while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
-            let p = topo.parent[cl as usize];
+            let p = topo.class[cl as usize].parent;
             if p == NONE {
                 break;
             }
-            let pos = topo.child_pos[cl as usize];
+            let pos = topo.class[cl as usize].child_pos;
             let removed = mask;
             mask = 0;
             for prio in prios(removed) {
@@ -311,8 +311,8 @@ impl Levels {
             cl = p;
         }
         if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
-            let level = topo.level[cl as usize];
-            let pos = topo.level_pos[cl as usize];
+            let level = topo.class[cl as usize].level;
+            let pos = topo.class[cl as usize].level_pos;
             let mut emptied = 0;
             for prio in prios(mask) {
                 let row = &mut self.turns[Topology::row(level, prio)];
@@ -376,7 +376,7 @@ impl Levels {
                     } else {
                         topo.children[owner as usize][pos as usize]
                     };
-                    if topo.level[cl as usize] == 0 {
+                    if topo.class[cl as usize].level == 0 {
                         return cl;
                     }
                     sp += 1;
@@ -392,7 +392,7 @@ impl Levels {
         let t = if level == 0 {
             Topology::row(0, prio)
         } else {
-            Self::feed(topo, topo.parent[leaf as usize], prio)
+            Self::feed(topo, topo.class[leaf as usize].parent, prio)
         };
         self.turns[t].advance();
     }

@@ -179,8 +179,10 @@ pub struct Htb<P> {
     topo: Topology,
     /// Each leaf's FIFO (empty for other classes).
     queues: DequeQueues<P>,
-    /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`).
-    deficit: Vec<[i64; MAX_DEPTH]>,
+    /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`):
+    /// `deficit[level][leaf]`. Level by level, so that the deficits used most (level
+    /// 0's) sit eight to a cache line.
+    deficit: [Vec<i64>; MAX_DEPTH],
     buckets: Vec<Bucket>,
     levels: Levels,
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
@@ -223,7 +225,7 @@ impl<P> Htb<P> {
         Ok(Htb {
             params,
             queues: DequeQueues::new(tree.len()),
-            deficit: vec![[0; MAX_DEPTH]; tree.len()],
+            deficit: core::array::from_fn(|_| vec![0; tree.len()]),
             buckets,
             levels: Levels::new(&topo),
             wait: core::array::from_fn(|level| {
@@ -298,7 +300,7 @@ impl<P> Htb<P> {
     fn idle_leaf(&mut self, leaf: u32) {
         self.levels.deactivate_leaf(&self.topo, leaf);
         if self.levels.mode(leaf) != Mode::CanSend {
-            self.wait[0].remove(self.topo.level_pos[leaf as usize]);
+            self.wait[0].remove(self.topo.class[leaf as usize].level_pos);
         }
     }
 
@@ -339,12 +341,12 @@ impl<P> Htb<P> {
         if !leaf_idle {
             self.update_mode(leaf, 0, now);
         }
-        let mut c = self.topo.parent[leaf as usize];
+        let mut c = self.topo.class[leaf as usize].parent;
         while c != ROOT {
-            let class_level = self.topo.level[c as usize];
+            let class_level = self.topo.class[c as usize].level;
             self.buckets[c as usize].charge(now, len, class_level >= level);
             self.update_mode(c, class_level, now);
-            c = self.topo.parent[c as usize];
+            c = self.topo.class[c as usize].parent;
         }
     }
 
@@ -357,7 +359,7 @@ impl<P> Htb<P> {
         self.levels.set_mode(&self.topo, c, mode);
         if mode != old {
             let wait = &mut self.wait[usize::from(level)];
-            let pos = self.topo.level_pos[c as usize];
+            let pos = self.topo.class[c as usize].level_pos;
             if old != Mode::CanSend {
                 wait.remove(pos);
             }
@@ -379,7 +381,7 @@ impl<P> Htb<P> {
             .pop_front(leaf as usize)
             .expect("a leaf linked into a row or feed is backlogged");
         let len = len_of(&pkt);
-        let deficit = &mut self.deficit[leaf as usize][usize::from(level)];
+        let deficit = &mut self.deficit[usize::from(level)][leaf as usize];
         *deficit -= len.0 as i64;
         if *deficit < 0 {
             let quantum = self.classes[leaf as usize].quantum;
@@ -420,7 +422,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
             let (mode, change) = self.idle_leaf_mode(class.0);
             self.levels.set_idle_mode(class.0, mode);
             if mode != Mode::CanSend {
-                self.wait[0].set(self.topo.level_pos[class.index()], change.0);
+                self.wait[0].set(self.topo.class[class.index()].level_pos, change.0);
             }
             self.levels.activate_leaf(&self.topo, class.0);
             self.ready.mark(class.0);
