@@ -201,11 +201,14 @@ impl WaitQueue {
     /// Inserts `item` with `key`, or changes its key if present.
     #[inline]
     pub(super) fn set(&mut self, item: u32, key: u64) {
-        if self.nodes[item as usize].slot == DUE && self.is_due(key) {
-            self.due.set(item, key);
-            return;
+        match self.nodes[item as usize].slot {
+            DUE if self.is_due(key) => {
+                self.due.set(item, key);
+                return;
+            }
+            ABSENT => {}
+            _ => self.remove(item),
         }
-        self.remove(item);
         self.place(item, key);
     }
 
