@@ -356,8 +356,8 @@ impl<P> Htb<P> {
     fn update_mode(&mut self, c: u32, level: u8, now: Instant) {
         let (mode, delay) = self.buckets[c as usize].mode(0);
         let old = self.levels.mode(c);
-        self.levels.set_mode(&self.topo, c, mode);
         if mode != old {
+            self.levels.set_mode(&self.topo, c, mode);
             let wait = &mut self.wait[usize::from(level)];
             let pos = self.topo.class[c as usize].level_pos;
             if old != Mode::CanSend {
