@@ -105,6 +105,15 @@ impl Bucket {
         }
     }
 
+    /// The mode at `at` and, unless green, the instant at which it next changes if nothing
+    /// is charged meanwhile. An `at` before the checkpoint counts as the checkpoint.
+    #[inline]
+    pub(super) fn mode_at(&self, at: Instant) -> (Mode, Instant) {
+        let (mode, delay) = self.mode(self.credit(at));
+        let from = if at > self.t_c { at } else { self.t_c };
+        (mode, from.saturating_add(Duration(delay.unsigned_abs())))
+    }
+
     /// Charges a packet of `len` bytes sent at `now` (Linux `htb_charge_class`, one
     /// class): the ceiling bucket always pays; the assured bucket pays if `pays_rate`
     /// (the class is the lender or above it), else it is only credited, since `t_c`

@@ -98,8 +98,8 @@ impl Levels {
             }
         }
         Levels {
-            mode: vec![Mode::CanSend; topo.parent.len()],
-            activity: vec![0; topo.parent.len()],
+            mode: vec![Mode::CanSend; topo.class.len()],
+            activity: vec![0; topo.class.len()],
             turns,
             row_mask: [0; MAX_DEPTH],
         }
@@ -128,19 +128,28 @@ impl Levels {
         topo.feed[class as usize] as usize + prio as usize
     }
 
+    /// Sets the mode of `c`, which is inactive (linked nowhere).
+    #[inline]
+    pub(super) fn set_idle_mode(&mut self, c: u32, mode: Mode) {
+        debug_assert_eq!(self.activity[c as usize], 0);
+        self.mode[c as usize] = mode;
+    }
+
     /// Leaf `c` became backlogged: it becomes active at its priority (Linux
     /// `htb_activate`). A no-op if already active.
     pub(super) fn activate_leaf(&mut self, topo: &Topology, c: u32) {
         if self.activity[c as usize] == 0 {
-            self.activity[c as usize] = 1 << topo.priority[c as usize];
-            self.activate(topo, c);
+            let prio = u32::from(topo.class[c as usize].priority);
+            self.activity[c as usize] = 1 << prio;
+            self.link_leaf(topo, c, prio);
         }
     }
 
     /// Leaf `c` has no packet left: it leaves its row or feed (Linux `htb_deactivate`).
     pub(super) fn deactivate_leaf(&mut self, topo: &Topology, c: u32) {
-        if self.activity[c as usize] != 0 {
-            self.deactivate(topo, c);
+        let activity = self.activity[c as usize];
+        if activity != 0 {
+            self.unlink_leaf(topo, c, activity.trailing_zeros());
             self.activity[c as usize] = 0;
         }
     }
@@ -152,28 +161,103 @@ impl Levels {
         if new == old {
             return;
         }
-        if self.activity[c as usize] != 0 && old != Mode::CantSend {
-            self.deactivate(topo, c);
+        let activity = self.activity[c as usize];
+        if topo.class[c as usize].level == 0 {
+            // A leaf: active at one priority at most, the common case made short.
+            if activity != 0 {
+                let prio = activity.trailing_zeros();
+                self.unlink_leaf(topo, c, prio);
+                self.mode[c as usize] = new;
+                self.link_leaf(topo, c, prio);
+            } else {
+                self.mode[c as usize] = new;
+            }
+            return;
+        }
+        if activity != 0 && old != Mode::CantSend {
+            self.deactivate(topo, c, activity);
         }
         self.mode[c as usize] = new;
-        if self.activity[c as usize] != 0 && new != Mode::CantSend {
-            self.activate(topo, c);
+        if activity != 0 && new != Mode::CantSend {
+            self.activate(topo, c, activity);
         }
     }
 
-    /// Links `c` (mode and activity already set) into its parent's feeds if yellow,
-    /// climbing while feeds were empty and parents yellow, and into the row of the
-    /// first green class reached (Linux `htb_activate_prios`).
+    /// [`Levels::activate`] for leaf `c` (mode set), active at `prio` only: the first
+    /// step written out for one priority (row 0 or the parent's feed), the climb
+    /// above left to `activate`.
     #[inline(always)]
-    fn activate(&mut self, topo: &Topology, c: u32) {
-        let mut mask = self.activity[c as usize];
+    fn link_leaf(&mut self, topo: &Topology, c: u32, prio: u32) {
+        let bit = 1 << prio;
+        match self.mode[c as usize] {
+            Mode::CanSend => {
+                self.row_mask[0] |= bit;
+                self.turns[Topology::row(0, prio)]
+                    .set
+                    .insert(topo.class[c as usize].level_pos);
+            }
+            Mode::MayBorrow => {
+                let p = topo.class[c as usize].parent;
+                let feed = &mut self.turns[Self::feed(topo, p, prio)];
+                let was_empty = feed.set.is_empty();
+                feed.set.insert(topo.class[c as usize].child_pos);
+                if was_empty {
+                    self.activity[p as usize] |= bit;
+                    self.activate(topo, p, bit);
+                }
+            }
+            Mode::CantSend => {}
+        }
+    }
+
+    /// [`Levels::deactivate`] for leaf `c` (mode still the old one), active at `prio`
+    /// only (see [`Levels::link_leaf`]).
+    #[inline(always)]
+    fn unlink_leaf(&mut self, topo: &Topology, c: u32, prio: u32) {
+        let bit = 1 << prio;
+        match self.mode[c as usize] {
+            Mode::CanSend => {
+                let pos = topo.class[c as usize].level_pos;
+                let row = &mut self.turns[Topology::row(0, prio)];
+                if row.ptr == Some(pos) {
+                    row.advance();
+                }
+                row.set.remove(pos);
+                if row.set.is_empty() {
+                    self.row_mask[0] &= !bit;
+                }
+            }
+            Mode::MayBorrow => {
+                let p = topo.class[c as usize].parent;
+                let pos = topo.class[c as usize].child_pos;
+                let feed = &mut self.turns[Self::feed(topo, p, prio)];
+                if feed.ptr == Some(pos) {
+                    feed.last = Some(pos);
+                    feed.ptr = None;
+                }
+                feed.set.remove(pos);
+                if feed.set.is_empty() {
+                    self.activity[p as usize] &= !bit;
+                    self.deactivate(topo, p, bit);
+                }
+            }
+            Mode::CantSend => {}
+        }
+    }
+
+    /// Links `c` (mode set), active at the priorities of `mask`, into its parent's
+    /// feeds if yellow, climbing while feeds were empty and parents yellow, and into
+    /// the row of the first green class reached (Linux `htb_activate_prios`).
+    #[inline(always)]
+    fn activate(&mut self, topo: &Topology, c: u32, mask: u8) {
+        let mut mask = mask;
         let mut cl = c;
         while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
-            let p = topo.parent[cl as usize];
+            let p = topo.class[cl as usize].parent;
             if p == NONE {
                 break;
             }
-            let pos = topo.child_pos[cl as usize];
+            let pos = topo.class[cl as usize].child_pos;
             for prio in prios(mask) {
                 let feed = &mut self.turns[Self::feed(topo, p, prio)];
                 if !feed.set.is_empty() {
@@ -186,28 +270,29 @@ impl Levels {
             cl = p;
         }
         if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
-            let level = topo.level[cl as usize];
+            let level = topo.class[cl as usize].level;
             self.row_mask[usize::from(level)] |= mask;
             for prio in prios(mask) {
                 self.turns[Topology::row(level, prio)]
                     .set
-                    .insert(topo.level_pos[cl as usize]);
+                    .insert(topo.class[cl as usize].level_pos);
             }
         }
     }
 
-    /// Unlinks `c` (mode and activity still the old ones) from its parent's feeds,
-    /// climbing while feeds become empty, or from its row (Linux `htb_deactivate_prios`).
+    /// Unlinks `c` (mode still the old one), active at the priorities of `mask`, from
+    /// its parent's feeds, climbing while feeds become empty, or from its row (Linux
+    /// `htb_deactivate_prios`).
     #[inline(always)]
-    fn deactivate(&mut self, topo: &Topology, c: u32) {
-        let mut mask = self.activity[c as usize];
+    fn deactivate(&mut self, topo: &Topology, c: u32, mask: u8) {
+        let mut mask = mask;
         let mut cl = c;
         while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
-            let p = topo.parent[cl as usize];
+            let p = topo.class[cl as usize].parent;
             if p == NONE {
                 break;
             }
-            let pos = topo.child_pos[cl as usize];
+            let pos = topo.class[cl as usize].child_pos;
             let removed = mask;
             mask = 0;
             for prio in prios(removed) {
@@ -226,8 +311,8 @@ impl Levels {
             cl = p;
         }
         if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
-            let level = topo.level[cl as usize];
-            let pos = topo.level_pos[cl as usize];
+            let level = topo.class[cl as usize].level;
+            let pos = topo.class[cl as usize].level_pos;
             let mut emptied = 0;
             for prio in prios(mask) {
                 let row = &mut self.turns[Topology::row(level, prio)];
@@ -291,7 +376,7 @@ impl Levels {
                     } else {
                         topo.children[owner as usize][pos as usize]
                     };
-                    if topo.level[cl as usize] == 0 {
+                    if topo.class[cl as usize].level == 0 {
                         return cl;
                     }
                     sp += 1;
@@ -307,7 +392,7 @@ impl Levels {
         let t = if level == 0 {
             Topology::row(0, prio)
         } else {
-            Self::feed(topo, topo.parent[leaf as usize], prio)
+            Self::feed(topo, topo.class[leaf as usize].parent, prio)
         };
         self.turns[t].advance();
     }

@@ -132,8 +132,13 @@
 //!
 //! With `n` classes and depth `d <= 8`: enqueue and `remove_newest` cost O(d log n);
 //! dequeue costs O(d log n) plus O(log n) per mode change applied (rows and feeds are
-//! hierarchical bitmaps, [`crate::ds::IdSet`]; wait queues and the readiness minima are
-//! [`IndexedHeap`]s). The readiness behind `poll_at` is recomputed only when no row
+//! hierarchical bitmaps, [`crate::ds::IdSet`]; the readiness minima are
+//! [`IndexedHeap`](crate::ds::IndexedHeap)s). Each level's wait queue is a calendar
+//! (module `wait`) whose slots are sized from the link's and the level's rates, with a
+//! heap for what it does not cover: entering, leaving and coming due cost O(1) when
+//! the calendar covers a class's delay, O(log n) otherwise. Leaves without backlog
+//! are kept out of it (their mode is worked out when they are backlogged again). The
+//! readiness behind `poll_at` is recomputed only when no row
 //! holds a class (module `ready`): then O(d log n) per leaf charged or changed since
 //! the last recomputation, and nothing while HTB keeps sending. Token costs are exact
 //! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). Nothing
@@ -144,6 +149,7 @@ mod config;
 mod levels;
 mod ready;
 mod topology;
+mod wait;
 mod warnings;
 
 pub use bucket::Mode;
@@ -155,13 +161,14 @@ pub use warnings::warnings;
 
 use super::len_of;
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
-use crate::ds::{ClassQueues, DequeQueues, IndexedHeap};
+use crate::ds::{ClassQueues, DequeQueues};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
 use levels::Levels;
 use ready::Readiness;
 use topology::{ROOT, Topology};
+use wait::WaitQueue;
 
 /// HTB over a class tree. See the [module docs](self).
 #[derive(Debug)]
@@ -172,13 +179,19 @@ pub struct Htb<P> {
     topo: Topology,
     /// Each leaf's FIFO (empty for other classes).
     queues: DequeQueues<P>,
-    /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`).
-    deficit: Vec<[i64; MAX_DEPTH]>,
+    /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`):
+    /// `deficit[level][leaf]`. Level by level, so that the deficits used most (level
+    /// 0's) sit eight to a cache line.
+    deficit: [Vec<i64>; MAX_DEPTH],
     buckets: Vec<Bucket>,
     levels: Levels,
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
-    /// items are positions within the level.
-    wait: Vec<IndexedHeap>,
+    /// items are positions within the level. Leaves without backlog are left out (see
+    /// [`Htb::idle_leaf_mode`]).
+    wait: [WaitQueue; MAX_DEPTH],
+    /// The `now` of the last application of level 0's mode changes (every `dequeue`
+    /// with a backlog applies them).
+    leaf_events_at: Instant,
     ready: Readiness,
 }
 
@@ -212,14 +225,17 @@ impl<P> Htb<P> {
         Ok(Htb {
             params,
             queues: DequeQueues::new(tree.len()),
-            deficit: vec![[0; MAX_DEPTH]; tree.len()],
+            deficit: core::array::from_fn(|_| vec![0; tree.len()]),
             buckets,
             levels: Levels::new(&topo),
-            wait: topo
-                .by_level
-                .iter()
-                .map(|l| IndexedHeap::new(l.len()))
-                .collect(),
+            wait: core::array::from_fn(|level| {
+                let rates: Vec<_> = topo.by_level[level]
+                    .iter()
+                    .map(|&c| classes[c as usize].rate)
+                    .collect();
+                WaitQueue::for_level(&rates, tree.link_rate(), params.mtu)
+            }),
+            leaf_events_at: Instant::ZERO,
             ready: Readiness::new(&topo),
             classes,
             clamps,
@@ -242,7 +258,13 @@ impl<P> Htb<P> {
     /// is charged and when a scheduled mode change is applied by `dequeue`), or `None`
     /// if it is not a class of the tree. The link is always [`Mode::CanSend`].
     pub fn mode_of(&self, class: ClassId) -> Option<Mode> {
-        (class.index() < self.classes.len()).then(|| self.levels.mode(class.0))
+        if class.index() >= self.classes.len() {
+            None
+        } else if self.is_leaf(class) && self.queues.is_empty(class.index()) {
+            Some(self.idle_leaf_mode(class.0).0)
+        } else {
+            Some(self.levels.mode(class.0))
+        }
     }
 
     /// The quanta derived from `rate / r2q` that were clamped, in class order (tc warns
@@ -256,6 +278,30 @@ impl<P> Htb<P> {
         self.classes
             .get(class.index())
             .is_some_and(|c| c.quantum.is_some())
+    }
+
+    /// The mode of `leaf`, which holds no packet, as Linux's `cmode` would have it, and
+    /// unless green the instant at which that changes: the mode at the last application
+    /// of level 0's mode changes, or at the leaf's last charge if that came later.
+    ///
+    /// A leaf without backlog is linked nowhere, so its mode changes move nothing and
+    /// need not be applied when due: it stays out of the wait queue, and its mode is
+    /// worked out here when it is backlogged again (or asked for by
+    /// [`Htb::mode_of`]). The result is the mode the applied changes would have given:
+    /// a mode changes only at the instants the wait queue would hold, and each
+    /// application sets the mode at its own `now`.
+    #[inline]
+    fn idle_leaf_mode(&self, leaf: u32) -> (Mode, Instant) {
+        self.buckets[leaf as usize].mode_at(self.leaf_events_at)
+    }
+
+    /// Leaf `leaf` has no packet left: it leaves its row or feed and the wait queue.
+    #[inline]
+    fn idle_leaf(&mut self, leaf: u32) {
+        self.levels.deactivate_leaf(&self.topo, leaf);
+        if self.levels.mode(leaf) != Mode::CanSend {
+            self.wait[0].remove(self.topo.class[leaf as usize].level_pos);
+        }
     }
 
     /// Brings the readiness up to date if `poll_at` will need it: when no row holds a
@@ -272,10 +318,7 @@ impl<P> Htb<P> {
 
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
-        while let Some((pos, at)) = self.wait[level].peek() {
-            if at > now.0 {
-                return;
-            }
+        while let Some((pos, _)) = self.wait[level].first_due(now.0) {
             let c = self.topo.by_level[level][pos as usize];
             let b = &self.buckets[c as usize];
             let (mode, delay) = b.mode(b.credit(now));
@@ -291,27 +334,38 @@ impl<P> Htb<P> {
     }
 
     /// Charges `len` bytes sent by `leaf`, found at `level`, to the leaf and its
-    /// ancestors below the link (Linux `htb_charge_class`).
-    fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant) {
-        let mut c = leaf;
+    /// ancestors below the link (Linux `htb_charge_class`). A leaf left without backlog
+    /// (`leaf_idle`) keeps its mode unapplied (see [`Htb::idle_leaf_mode`]).
+    fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant, leaf_idle: bool) {
+        self.buckets[leaf as usize].charge(now, len, level == 0);
+        if !leaf_idle {
+            self.update_mode(leaf, 0, now);
+        }
+        let mut c = self.topo.class[leaf as usize].parent;
         while c != ROOT {
-            let class_level = self.topo.level[c as usize];
-            let b = &mut self.buckets[c as usize];
-            b.charge(now, len, class_level >= level);
-            let (mode, delay) = b.mode(0);
-            let old = self.levels.mode(c);
+            let class_level = self.topo.class[c as usize].level;
+            self.buckets[c as usize].charge(now, len, class_level >= level);
+            self.update_mode(c, class_level, now);
+            c = self.topo.class[c as usize].parent;
+        }
+    }
+
+    /// Sets the mode of class `c` (of `level`), just charged at `now`, from its buckets,
+    /// relinking it and moving its wait-queue entry if the mode changed.
+    #[inline(always)]
+    fn update_mode(&mut self, c: u32, level: u8, now: Instant) {
+        let (mode, delay) = self.buckets[c as usize].mode(0);
+        let old = self.levels.mode(c);
+        if mode != old {
             self.levels.set_mode(&self.topo, c, mode);
-            if mode != old {
-                let wait = &mut self.wait[usize::from(class_level)];
-                let pos = self.topo.level_pos[c as usize];
-                if old != Mode::CanSend {
-                    wait.remove(pos);
-                }
-                if mode != Mode::CanSend {
-                    wait.set(pos, at_delay(now, delay));
-                }
+            let wait = &mut self.wait[usize::from(level)];
+            let pos = self.topo.class[c as usize].level_pos;
+            if old != Mode::CanSend {
+                wait.remove(pos);
             }
-            c = self.topo.parent[c as usize];
+            if mode != Mode::CanSend {
+                wait.set(pos, at_delay(now, delay));
+            }
         }
     }
 
@@ -327,17 +381,18 @@ impl<P> Htb<P> {
             .pop_front(leaf as usize)
             .expect("a leaf linked into a row or feed is backlogged");
         let len = len_of(&pkt);
-        let deficit = &mut self.deficit[leaf as usize][usize::from(level)];
+        let deficit = &mut self.deficit[usize::from(level)][leaf as usize];
         *deficit -= len.0 as i64;
         if *deficit < 0 {
             let quantum = self.classes[leaf as usize].quantum;
             *deficit += quantum.expect("only leaves are served").0 as i64;
             self.levels.pass_turn(&self.topo, leaf, level, prio);
         }
-        if self.queues.is_empty(leaf as usize) {
-            self.levels.deactivate_leaf(&self.topo, leaf);
+        let idle = self.queues.is_empty(leaf as usize);
+        if idle {
+            self.idle_leaf(leaf);
         }
-        self.charge(leaf, level, len, now);
+        self.charge(leaf, level, len, now, idle);
         self.ready.mark(leaf);
         Dequeued {
             pkt,
@@ -364,6 +419,11 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
     ) -> Enqueue<P> {
         debug_assert!(self.is_leaf(class), "the qdisc offers leaves only");
         if self.queues.push_back(class.index(), pkt) {
+            let (mode, change) = self.idle_leaf_mode(class.0);
+            self.levels.set_idle_mode(class.0, mode);
+            if mode != Mode::CanSend {
+                self.wait[0].set(self.topo.class[class.index()].level_pos, change.0);
+            }
             self.levels.activate_leaf(&self.topo, class.0);
             self.ready.mark(class.0);
             self.settle();
@@ -375,6 +435,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         if self.queues.queued() == 0 {
             return None;
         }
+        self.leaf_events_at = now;
         for level in 0..MAX_DEPTH {
             self.apply_events(level, now);
             let mask = self.levels.row_mask(level);
@@ -412,7 +473,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
         }
         let pkt = self.queues.pop_back(class.index())?;
         if self.queues.is_empty(class.index()) {
-            self.levels.deactivate_leaf(&self.topo, class.0);
+            self.idle_leaf(class.0);
             self.ready.mark(class.0);
             self.settle();
         }

@@ -67,7 +67,7 @@ fn update(heap: &mut IndexedHeap, pos: u32, key: u64) -> u64 {
 impl Readiness {
     /// No backlog anywhere.
     pub(super) fn new(topo: &Topology) -> Readiness {
-        let n = topo.parent.len();
+        let n = topo.class.len();
         let heaps = || -> Vec<IndexedHeap> {
             topo.children
                 .iter()
@@ -134,11 +134,11 @@ impl Readiness {
         loop {
             self.reach[c as usize] = reach;
             self.send[c as usize] = send;
-            let p = topo.parent[c as usize];
+            let p = topo.class[c as usize].parent;
             if p == NONE {
                 return;
             }
-            let pos = topo.child_pos[c as usize];
+            let pos = topo.class[c as usize].child_pos;
             let kids_reach = update(&mut self.reach_kids[p as usize], pos, reach);
             let kids_send = update(&mut self.send_kids[p as usize], pos, send);
             let (y, g) = if p == ROOT || kids_reach == NEVER {
