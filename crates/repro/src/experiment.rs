@@ -545,6 +545,9 @@ pub fn guarantee_check(
             }
         }
     }
+    // The guarantee's share the verdict rests on (none: nothing to measure, vacuously
+    // kept).
+    let measured: Vec<f64> = worst.iter().map(|w| w.0).collect();
     let (ours, pass) = match worst {
         Some((ratio, c, k, got, owed)) => {
             let iv = &v.reference.intervals[k];
@@ -570,6 +573,7 @@ pub fn guarantee_check(
         ),
         paper,
         ours,
+        &measured,
         &format!(
             ">= {:.0} % of min(guarantee, demand) in every interval",
             GUARANTEE_KEPT * 100.0

@@ -548,6 +548,10 @@ fn burst_checks(rows: &[(&str, BurstRow)]) -> Vec<Check> {
             .collect::<Vec<_>>()
             .join(", ")
             + " ms",
+        &delays
+            .iter()
+            .map(|d| d.map_or(f64::NAN, |d| d.as_secs_f64()))
+            .collect::<Vec<_>>(),
         "strictly decreasing",
         delays.iter().all(Option::is_some) && delays.windows(2).all(|w| w[1] < w[0]),
     )];

@@ -158,6 +158,7 @@ pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Rep
             "queueing delay PFQ / FSC, (d - 10 ms)",
             "3.79 (\"almost a factor of 4\")",
             format!("{ratio:.2}"),
+            &[ratio],
             ">= 3.0",
             ratio >= 3.0,
         ),
@@ -181,6 +182,7 @@ pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Rep
             "|TCP FSC - TCP PFQ|",
             "0.01 Mbit/s",
             format!("{:.3} Mbit/s", (fsc.tcp_mbit - pfq.tcp_mbit).abs()),
+            &[fsc.tcp_mbit, pfq.tcp_mbit],
             "<= 0.05 Mbit/s",
             (fsc.tcp_mbit - pfq.tcp_mbit).abs() <= 0.05,
         ),
@@ -188,6 +190,7 @@ pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Rep
             "FSC: time with at most one UDP flow backlogged",
             "\"only one bursty UDP flow is backlogged at any given time\"",
             format!("{:.1} %", fsc.at_most_one * 100.0),
+            &[fsc.at_most_one],
             ">= 95 %",
             fsc.at_most_one >= 0.95,
         )
@@ -205,6 +208,7 @@ pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Rep
             "buffer drops",
             "none (implied)",
             format!("{} FSC, {} PFQ", fsc.drops, pfq.drops),
+            &[fsc.drops as f64, pfq.drops as f64],
             "0",
             fsc.drops == 0 && pfq.drops == 0,
         )

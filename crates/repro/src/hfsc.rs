@@ -232,6 +232,7 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
                     &result,
                     &format!("much larger than {dmax_ms} ms + t_max"),
                     format!("{} ms", ms(d.max())),
+                    &[d.max().as_secs_f64()],
                     &format!("> {} ms", ms(bound)),
                     d.max() > bound,
                 ),
