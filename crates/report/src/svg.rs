@@ -58,13 +58,13 @@ pub const COINCIDE_PX: f64 = 1.5;
 /// A later line that coincides with an earlier one over at least this share of its
 /// length (off the bottom of the plot) would hide it: it is dashed and the legend says
 /// so.
-pub const COINCIDE_SHARE: f64 = 0.1;
+pub const COINCIDE_SHARE: f64 = 0.2;
 
 /// A stretch of a line stays within this many pixels of its first point's height (where
 /// a label can sit on it).
 const FLAT_PX: f64 = 3.0;
 
-/// The places a line's label is tried at, at most (see `label_anchors`).
+/// The stretches of a line its label is tried on, at most (see `label_anchors`).
 const LABEL_CANDIDATES: usize = 24;
 
 /// The colour of a label's text for an aggregate series (darker than its line, to read).
@@ -566,8 +566,9 @@ impl LineChart {
 
     /// The names of the series with [`Series::label`], on the plot area `(left, right,
     /// top, bottom)` beside their lines, in their line's colour on a white halo. A label
-    /// goes to the first of its line's places ([`label_anchors`]) where it overlaps no
-    /// label placed before; failing all, above or below the first, a row at a time.
+    /// goes to the first of its line's places off the bottom of the plot
+    /// ([`label_anchors`]) where it overlaps no label placed before; failing all, above
+    /// or below the first, a row at a time; failing that, on the bottom.
     fn line_labels(&self, s: &mut String, pixels: &[Vec<(f64, f64)>], area: (f64, f64, f64, f64)) {
         const ROW: f64 = 14.0;
         let (left, right, top, bottom) = area;
@@ -591,19 +592,20 @@ impl LineChart {
                     x - width / 2.0 < r && x + width / 2.0 > l && b - ROW + 2.0 < bt && b > t
                 })
             };
-            let anchors = label_anchors(series.step, &pixels[i], bottom);
-            let Some(&first) = anchors.first() else {
+            let (off, on) = label_anchors(series.step, &pixels[i], bottom);
+            let Some(&first) = off.first().or(on.first()) else {
                 continue;
             };
             let (x, start) = place(first);
             let rows = ((bottom - top) / ROW) as usize;
             let up = (1..rows).map(|k| start - ROW * k as f64);
             let down = (1..rows).map(|k| start + ROW * k as f64);
-            let (x, baseline) = anchors
+            let (x, baseline) = off
                 .iter()
                 .map(|&a| place(a))
                 .chain(up.take_while(|&b| b >= top + ROW).map(|b| (x, b)))
                 .chain(down.take_while(|&b| b <= bottom - 3.0).map(|b| (x, b)))
+                .chain(on.iter().map(|&a| place(a)))
                 .find(|&p| free(p, &placed))
                 .unwrap_or((x, start));
             placed.push((
@@ -831,13 +833,18 @@ fn path(step: bool, points: &[(f64, f64)]) -> String {
     d
 }
 
-/// Where a line's label may go, best first: above the middle of each of its flat
-/// stretches (consecutive points within [`FLAT_PX`] of the stretch's first), those off
-/// the bottom of the plot first, longer ones first; in pixels. At most
-/// [`LABEL_CANDIDATES`].
-fn label_anchors(step: bool, points: &[(f64, f64)], bottom: f64) -> Vec<(f64, f64)> {
-    // (off the bottom, length, middle x, y)
-    let mut stretches: Vec<(bool, f64, f64, f64)> = Vec::new();
+/// Where a line's label may go, best first, in pixels: (places off the bottom of the
+/// plot, places on it).
+type Anchors = (Vec<(f64, f64)>, Vec<(f64, f64)>);
+
+/// The places for a line's label ([`Anchors`]): the middle of each of its flat stretches
+/// (consecutive points within [`FLAT_PX`] of the stretch's first), longer ones first,
+/// then a quarter and three quarters along them (where the labels of lines sharing a
+/// stretch spread out). At most [`LABEL_CANDIDATES`] stretches of each kind.
+fn label_anchors(step: bool, points: &[(f64, f64)], bottom: f64) -> Anchors {
+    // (length, start x, end x, y)
+    let mut off: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut on: Vec<(f64, f64, f64, f64)> = Vec::new();
     let mut start = 0;
     for k in 1..=points.len() {
         let ends = k == points.len() || (points[k].1 - points[start].1).abs() > FLAT_PX;
@@ -848,19 +855,27 @@ fn label_anchors(step: bool, points: &[(f64, f64)], bottom: f64) -> Vec<(f64, f6
         let last = if step { k.min(points.len() - 1) } else { k - 1 };
         let (x0, y) = points[start];
         let x1 = points[last].0;
-        stretches.push((y < bottom - 0.5, x1 - x0, (x0 + x1) / 2.0, y));
+        let stretch = (x1 - x0, x0, x1, y);
+        if y < bottom - 0.5 {
+            off.push(stretch);
+        } else {
+            on.push(stretch);
+        }
         start = k;
     }
-    stretches.sort_by(|a, b| {
-        (b.0, b.1)
-            .partial_cmp(&(a.0, a.1))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    stretches
-        .into_iter()
-        .take(LABEL_CANDIDATES)
-        .map(|(_, _, x, y)| (x, y))
-        .collect()
+    let places = |mut stretches: Vec<(f64, f64, f64, f64)>| -> Vec<(f64, f64)> {
+        stretches.sort_by(|a, b| b.0.total_cmp(&a.0));
+        stretches.truncate(LABEL_CANDIDATES);
+        [0.5, 0.25, 0.75]
+            .iter()
+            .flat_map(|&f| {
+                stretches
+                    .iter()
+                    .map(move |&(_, x0, x1, y)| (x0 + f * (x1 - x0), y))
+            })
+            .collect()
+    };
+    (places(off), places(on))
 }
 
 /// The range (in transformed units) and ticks of an axis.

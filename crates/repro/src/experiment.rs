@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use linkshare_core::hierarchy::ClassTree;
+use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Instant};
 use linkshare_sim::RunResult;
@@ -238,6 +238,17 @@ pub fn run_scenario(
     Ok(out)
 }
 
+/// The place of leaf `class` among the leaves of `tree` in id order: with
+/// [`plots::leaf_style`], its colour in every chart of the runs of the tree's scenario
+/// (for a reproduction's own figures to match the runs' and the comparison's).
+pub fn leaf_rank(tree: &ClassTree, class: ClassId) -> usize {
+    tree.classes()
+        .iter()
+        .take(class.index())
+        .filter(|c| c.is_leaf())
+        .count()
+}
+
 /// The reference rate of every class with a demand over time, in the style of the
 /// comparison's panels ([`plots::throughput_panels`]): leaves solid in their own colour,
 /// and for a hierarchy every leaf labelled, interior classes and the link's `Total`
@@ -271,9 +282,7 @@ fn reference_chart(title: &str, v: &VariantRuns) -> LineChart {
     for c in v.shown_classes() {
         let class = &tree.classes()[c];
         if class.is_leaf() {
-            // Its position among the leaves in id order: its colour in every chart.
-            let rank = tree.classes()[..c].iter().filter(|k| k.is_leaf()).count();
-            let (colour, dash) = plots::leaf_style(rank);
+            let (colour, dash) = plots::leaf_style(leaf_rank(tree, class.id));
             let mut s = Series::steps(class.name(), points(c));
             s.colour = Some(colour);
             s.dash = Some(dash);
