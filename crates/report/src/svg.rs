@@ -14,11 +14,12 @@
 //! * **No line hides another.** Where a series' line runs within [`COINCIDE_PX`] pixels
 //!   of an earlier one's for at least [`COINCIDE_SHARE`] of its length (measured on the
 //!   drawing, leaving out stretches where both lie on the bottom of the plot), a later
-//!   solid line is drawn dashed so the earlier one shows through its gaps, and the
-//!   legend says so: `name (= other)` when the two paths are identical, `name (overlaps
-//!   other)` otherwise. A later dashed or dotted line already lets the earlier one show;
-//!   it is noted only when it has the earlier one's colour and pattern too. Coincidence
-//!   is found numerically, never from the names.
+//!   solid line is drawn dashed (dotted if the earlier one is dashed) so the earlier one
+//!   shows through its gaps, and the legend says so: `name (= other)` when the two
+//!   paths are identical, `name (overlaps other)` otherwise. A later dashed or dotted
+//!   line lets an earlier one of another pattern show; one with the earlier one's
+//!   pattern hides it and is noted too. Coincidence is found numerically, never from
+//!   the names.
 //! * **Labels on the lines.** A series with [`Series::label`] also has its name written
 //!   on the plot, beside its longest stretch off the bottom of the plot (the HLS paper's
 //!   Fig. 7 labels its lines so); labels that would overlap are moved apart.
@@ -661,9 +662,9 @@ struct Overlap {
     with: usize,
     /// The two paths are identical.
     identical: bool,
-    /// It would hide the earlier line where they coincide: drawn dashed instead of
-    /// solid.
-    dashed: bool,
+    /// The pattern it is drawn with instead of its own solid line, which would hide
+    /// the earlier one where they coincide: one the earlier line is not drawn with.
+    restyled: Option<Dash>,
     /// The legend says so.
     noted: bool,
 }
@@ -671,7 +672,10 @@ struct Overlap {
 /// For each series drawn as a line, the earlier line it coincides with most, when that
 /// is the whole path or at least [`COINCIDE_SHARE`] of its length off the bottom of the
 /// plot (`bottom`: the pixel row of the plot's bottom edge). Identical paths are found
-/// by their text; partial coincidence by [`coinciding_share`].
+/// by their text; partial coincidence by [`coinciding_share`]. A solid line over an
+/// earlier one is restyled with a pattern the earlier one is not drawn with; a line
+/// drawn with the earlier one's pattern hides it (the dashes fall on each other) and is
+/// noted in the legend, as is every restyled or identical one.
 fn overlaps(
     series: &[Series],
     pixels: &[Vec<(f64, f64)>],
@@ -683,39 +687,48 @@ fn overlaps(
         .zip(paths)
         .map(|(x, d)| x.draw.line() && !d.is_empty())
         .collect();
-    (0..series.len())
-        .map(|i| {
-            if !lines[i] {
-                return None;
-            }
-            let (colour, dash) = style(&series[i], i);
-            let mut best: Option<(usize, f64)> = None;
-            for j in (0..i).filter(|&j| lines[j]) {
-                let share = if paths[j] == paths[i] {
-                    f64::INFINITY
-                } else {
-                    coinciding_share(
-                        (&pixels[i], series[i].step),
-                        (&pixels[j], series[j].step),
-                        bottom,
-                    )
-                };
-                if share >= COINCIDE_SHARE && best.is_none_or(|(_, b)| share > b) {
-                    best = Some((j, share));
+    // The pattern each line is drawn with, restyled ones included.
+    let mut drawn: Vec<Dash> = Vec::with_capacity(series.len());
+    let mut found = Vec::with_capacity(series.len());
+    for i in 0..series.len() {
+        let (_, dash) = style(&series[i], i);
+        let overlap = lines[i]
+            .then(|| {
+                let mut best: Option<(usize, f64)> = None;
+                for j in (0..i).filter(|&j| lines[j]) {
+                    let share = if paths[j] == paths[i] {
+                        f64::INFINITY
+                    } else {
+                        coinciding_share(
+                            (&pixels[i], series[i].step),
+                            (&pixels[j], series[j].step),
+                            bottom,
+                        )
+                    };
+                    if share >= COINCIDE_SHARE && best.is_none_or(|(_, b)| share > b) {
+                        best = Some((j, share));
+                    }
                 }
-            }
-            let (with, share) = best?;
-            let identical = share == f64::INFINITY;
-            let dashed = dash == Dash::Solid;
-            let same_look = style(&series[with], with) == (colour, dash);
-            Some(Overlap {
-                with,
-                identical,
-                dashed,
-                noted: identical || dashed || same_look,
+                let (with, share) = best?;
+                let identical = share == f64::INFINITY;
+                let restyled = (dash == Dash::Solid).then(|| {
+                    [Dash::Dashed, Dash::Dotted, Dash::DashDot]
+                        .into_iter()
+                        .find(|&d| d != drawn[with])
+                        .unwrap_or(Dash::Dashed)
+                });
+                Some(Overlap {
+                    with,
+                    identical,
+                    restyled,
+                    noted: identical || restyled.is_some() || dash == drawn[with],
+                })
             })
-        })
-        .collect()
+            .flatten();
+        drawn.push(overlap.and_then(|o| o.restyled).unwrap_or(dash));
+        found.push(overlap);
+    }
+    found
 }
 
 /// The share of line `a`'s length (in pixels along x, leaving out where it lies on the
@@ -798,14 +811,11 @@ fn style(series: &Series, i: usize) -> (&'static str, Dash) {
     (colour, dash)
 }
 
-/// Colour and dash the `i`-th series is drawn with: its [`style`], dashed where a solid
-/// line would hide an earlier one.
+/// Colour and dash the `i`-th series is drawn with: its [`style`], restyled where a
+/// solid line would hide an earlier one ([`Overlap::restyled`]).
 fn drawn_style(series: &Series, i: usize, overlap: Option<Overlap>) -> (&'static str, Dash) {
     let (colour, dash) = style(series, i);
-    match overlap {
-        Some(o) if o.dashed => (colour, Dash::Dashed),
-        _ => (colour, dash),
-    }
+    (colour, overlap.and_then(|o| o.restyled).unwrap_or(dash))
 }
 
 /// The drawable points of a series, in pixels.
@@ -1190,6 +1200,31 @@ mod tests {
         );
         // A holds 10 over [0, 20) of its 30: two thirds on B.
         assert!((exact - 2.0 / 3.0).abs() < 1e-9, "{exact}");
+    }
+
+    /// A solid line over a dashed one is dotted, not dashed (which would hide it); a
+    /// dashed line over a dashed one of another colour hides it and says so.
+    #[test]
+    fn a_restyled_line_does_not_take_the_pattern_it_covers() {
+        let mut chart = LineChart::new("t", "x", "y");
+        let line = vec![(0.0, 1.0), (1.0, 2.0), (2.0, 2.0)];
+        let mut first = Series::line("C (htb)", line.clone());
+        first.dash = Some(Dash::Dashed);
+        chart.series.push(first);
+        chart.series.push(Series::line("A1 (hls)", line.clone()));
+        let mut third = Series::line("B1 (htb)", line);
+        third.dash = Some(Dash::Dashed);
+        third.colour = Some(3);
+        chart.series.push(third);
+        let svg = chart.render();
+        let paths: Vec<&str> = svg.lines().filter(|l| l.starts_with("<path")).collect();
+        assert!(
+            paths[1].contains(r#"stroke-dasharray="2 4""#),
+            "{}",
+            paths[1]
+        );
+        assert!(svg.contains(">A1 (hls) (= C (htb))<"), "{svg}");
+        assert!(svg.contains(">B1 (htb) (= C (htb))<"), "{svg}");
     }
 
     /// Labels on the plot sit beside their lines and do not overlap each other.
