@@ -120,9 +120,18 @@ fn shortened_exp2_under_hls_tracks_the_reference() {
             "hls/throughput.csv",
             "hls/summary.json",
             "throughput.svg",
+            "throughput-hls.svg",
             "reference.svg",
         ] {
             assert!(base.join(f).exists(), "{variant}/{f}");
+        }
+        // The panel and the reference are drawn as the paper's Fig. 7: the interior
+        // classes and the link's total labelled on the plot.
+        for f in ["throughput-hls.svg", "reference.svg"] {
+            let svg = std::fs::read_to_string(base.join(f)).unwrap();
+            for label in [">A<", ">B<", ">Total<"] {
+                assert!(svg.contains(label), "{variant}/{f}: {label}");
+            }
         }
         let csv = std::fs::read_to_string(base.join("rates.csv")).unwrap();
         let mut checked = 0;

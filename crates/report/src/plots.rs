@@ -16,6 +16,22 @@
 //! under its own name). The CSVs have every class. Building a chart
 //! is linear in the samples and delay bins of the run.
 //!
+//! # Colours, and hierarchies drawn as in the HLS paper's Fig. 7
+//!
+//! A leaf's colour comes from its identity, not from its rank in a chart: the
+//! `k`-th leaf of a run (links in order, then classes in id order) gets palette colour
+//! `k mod 8` ([`leaf_style`]), so a class keeps its colour in every
+//! chart of runs of one scenario (a comparison's panels, a reproduction's reference)
+//! whichever classes a chart draws. Past the palette's eight colours, leaves repeat them
+//! dotted, then dash-dotted (dashes are left to aggregates).
+//!
+//! The throughput of a link with a hierarchy (an interior class below the root) is drawn
+//! in the style of the HLS paper's Fig. 7: every leaf solid and labelled on the plot,
+//! each interior class's total (the sum of its leaves) as a dashed grey line labelled
+//! with its name (at most [`SHOWN_CLASSES`], the top levels first), and a dashed grey
+//! `Total` for the link. [`throughput_panels`] draws one such chart per run of a
+//! comparison, with the same classes and colours in each.
+//!
 //! # Scales
 //!
 //! Throughput and backlog have a linear y axis unless [`PlotOptions::log_scale`] is set.
@@ -32,6 +48,37 @@ use crate::svg::{Axis, Dash, LineChart, PALETTE, Scale, Series};
 
 /// Classes drawn one by one, at most: one per colour of the palette.
 pub const SHOWN_CLASSES: usize = PALETTE.len();
+
+/// The dash of the leaves of each round of the palette's colours ([`leaf_style`]).
+pub const LEAF_PALETTE_ROUNDS: [Dash; 3] = [Dash::Solid, Dash::Dotted, Dash::DashDot];
+
+/// The colour (an index into [`PALETTE`]) and dash of the leaf at position `rank` among
+/// the leaves of a run's links (links in order, classes in id order): the same in every
+/// chart of a scenario's runs.
+pub fn leaf_style(rank: usize) -> (usize, Dash) {
+    let round = rank / PALETTE.len();
+    (
+        rank % PALETTE.len(),
+        LEAF_PALETTE_ROUNDS[round % LEAF_PALETTE_ROUNDS.len()],
+    )
+}
+
+/// A leaf's series with its colour from its identity ([`leaf_style`] of `rank`).
+fn leaf_series(mut s: Series, rank: usize) -> Series {
+    let (colour, dash) = leaf_style(rank);
+    s.colour = Some(colour);
+    s.dash = Some(dash);
+    s
+}
+
+/// A hierarchy's aggregate series (an interior class's total, the link's `Total`):
+/// dashed grey, labelled on the plot.
+pub fn aggregate_series(name: String, points: Vec<(f64, f64)>) -> Series {
+    let mut s = Series::steps(name, points).labelled();
+    s.aggregate = true;
+    s.dash = Some(Dash::Dashed);
+    s
+}
 
 /// How the plots are drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,6 +119,8 @@ fn leaves(result: &RunResult) -> Vec<(usize, ClassId)> {
 struct Selection {
     /// Drawn one by one, in leaf order.
     shown: Vec<(usize, ClassId)>,
+    /// The position of each of `shown` among all the leaves ([`leaf_style`]).
+    ranks: Vec<usize>,
     /// Summed into the `others` series.
     others: Vec<(usize, ClassId)>,
 }
@@ -83,12 +132,14 @@ impl Selection {
         let Some(first) = runs.first() else {
             return Selection {
                 shown: Vec::new(),
+                ranks: Vec::new(),
                 others: Vec::new(),
             };
         };
         let all = leaves(first);
         if all.len() <= SHOWN_CLASSES {
             return Selection {
+                ranks: (0..all.len()).collect(),
                 shown: all,
                 others: Vec::new(),
             };
@@ -109,15 +160,19 @@ impl Selection {
         top.sort_unstable();
         let mut shown = Vec::with_capacity(SHOWN_CLASSES);
         let mut others = Vec::with_capacity(all.len() - SHOWN_CLASSES);
-        let mut next = top.iter().peekable();
+        let mut next = top.clone().into_iter().peekable();
         for (i, leaf) in all.into_iter().enumerate() {
-            if next.next_if(|&&t| t == i).is_some() {
+            if next.next_if(|&t| t == i).is_some() {
                 shown.push(leaf);
             } else {
                 others.push(leaf);
             }
         }
-        Selection { shown, others }
+        Selection {
+            shown,
+            ranks: top,
+            others,
+        }
     }
 
     /// The name of the `others` series: the class's own when it holds one.
@@ -315,16 +370,25 @@ fn note_small_series(chart: &mut LineChart) {
     }
 }
 
-/// The series of one window measure for a run: every shown leaf, then the others' sum.
-fn run_window_series(result: &RunResult, measure: Measure) -> (Vec<Series>, Option<String>) {
+/// The series of one window measure for a run: every leaf of `sel` in its own colour
+/// (labelled on the plot when `labelled`), then the others' sum.
+fn run_window_series(
+    result: &RunResult,
+    sel: &Selection,
+    measure: Measure,
+    labelled: bool,
+) -> (Vec<Series>, Option<String>) {
     let labels = Labels::new(result);
-    let sel = Selection::of(&[result]);
-    let (shown, others) = window_series(result, &sel, measure);
+    let (shown, others) = window_series(result, sel, measure);
     let mut series: Vec<Series> = sel
         .shown
         .iter()
+        .zip(&sel.ranks)
         .zip(shown)
-        .map(|(&(l, c), points)| Series::steps(labels.class(l, c), points))
+        .map(|((&(l, c), &rank), points)| {
+            let s = leaf_series(Series::steps(labels.class(l, c), points), rank);
+            if labelled { s.labelled() } else { s }
+        })
         .collect();
     if !sel.others.is_empty() {
         let mut s = Series::steps(sel.others_name(&labels), others);
@@ -334,13 +398,197 @@ fn run_window_series(result: &RunResult, measure: Measure) -> (Vec<Series>, Opti
     (series, sel.legend_note())
 }
 
-/// Rate of every leaf over time (see the [module docs](self) for many classes).
-pub fn throughput(title: &str, result: &RunResult, options: PlotOptions) -> LineChart {
-    let mut chart = throughput_chart(format!("Throughput per class: {title}"), options);
+/// The interior classes (neither the root nor a leaf) of every link, top levels first
+/// (by depth, then link and id), and the links that have any: the links drawn as
+/// hierarchies.
+fn interior_classes(result: &RunResult) -> (Vec<(usize, ClassId)>, Vec<usize>) {
+    let mut interior: Vec<(u32, usize, ClassId)> = Vec::new();
+    let mut links = Vec::new();
+    for (l, link) in result.links.iter().enumerate() {
+        let before = interior.len();
+        for c in &link.classes {
+            if c.parent.is_some() && !c.is_leaf {
+                let mut depth = 0;
+                let mut up = c.parent;
+                while let Some(p) = up {
+                    depth += 1;
+                    up = link.classes.get(p.index()).and_then(|k| k.parent);
+                }
+                interior.push((depth, l, c.id));
+            }
+        }
+        if interior.len() > before {
+            links.push(l);
+        }
+    }
+    interior.sort_unstable();
+    (
+        interior.into_iter().map(|(_, l, c)| (l, c)).collect(),
+        links,
+    )
+}
+
+/// The dashed grey aggregates of the links drawn as hierarchies: the rate of each
+/// interior class (the sum of its leaves; at most [`SHOWN_CLASSES`], top levels first)
+/// and of each such link (`Total`), per window, from one pass over the samples; and
+/// how many interior classes were left out.
+fn hierarchy_series(result: &RunResult) -> (Vec<Series>, usize) {
+    let (mut interior, links) = interior_classes(result);
+    let left_out = interior.len().saturating_sub(SHOWN_CLASSES);
+    interior.truncate(SHOWN_CLASSES);
+    let groups = interior.len() + links.len();
+    let windows = result
+        .links
+        .iter()
+        .filter_map(|l| l.throughput.last())
+        .map(|s| (s.start.as_nanos() / result.window.as_nanos().max(1)) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut bytes = vec![vec![0u64; windows]; groups];
+    for (t, &l) in links.iter().enumerate() {
+        let classes = &result.links[l].classes;
+        // The groups each class counts in: its drawn ancestors and the link's total.
+        let member: Vec<Vec<usize>> = classes
+            .iter()
+            .map(|c| {
+                let mut groups = vec![interior.len() + t];
+                let mut up = c.parent;
+                while let Some(p) = up {
+                    if let Some(g) = interior.iter().position(|&x| x == (l, p)) {
+                        groups.push(g);
+                    }
+                    up = classes.get(p.index()).and_then(|k| k.parent);
+                }
+                groups
+            })
+            .collect();
+        for s in &result.links[l].throughput {
+            let k = (s.start.as_nanos() / result.window.as_nanos().max(1)) as usize;
+            for &g in member.get(s.class.index()).into_iter().flatten() {
+                bytes[g][k] += s.value;
+            }
+        }
+    }
+    let labels = Labels::new(result);
+    let points = |b: &[u64]| -> Vec<(f64, f64)> {
+        let mut points: Vec<(f64, f64)> = Vec::with_capacity(b.len() + 1);
+        for (k, &v) in b.iter().enumerate() {
+            let (start, end) = result.window_bounds(k);
+            points.push((
+                start.as_secs_f64(),
+                Measure::Rate.value(v, end.since(start)),
+            ));
+        }
+        if let (Some(&v), Some(k)) = (b.last(), b.len().checked_sub(1)) {
+            let (start, end) = result.window_bounds(k);
+            points.push((end.as_secs_f64(), Measure::Rate.value(v, end.since(start))));
+        }
+        points
+    };
+    let mut series: Vec<Series> = interior
+        .iter()
+        .zip(&bytes)
+        .map(|(&(l, c), b)| aggregate_series(labels.class(l, c), points(b)))
+        .collect();
+    for (&l, b) in links.iter().zip(&bytes[interior.len()..]) {
+        // `Total`, after the link's name where classes carry it.
+        let root = labels.class(l, ClassId(0));
+        let prefix = root
+            .strip_suffix(result.links[l].classes[0].name.as_str())
+            .unwrap_or("");
+        series.push(aggregate_series(format!("{prefix}Total"), points(b)));
+    }
+    (series, left_out)
+}
+
+/// One run's throughput chart over `sel`: for a hierarchy in the style of the HLS
+/// paper's Fig. 7 (see the [module docs](self)).
+fn throughput_panel(
+    title: String,
+    result: &RunResult,
+    sel: &Selection,
+    options: PlotOptions,
+) -> LineChart {
+    let mut chart = throughput_chart(title, options);
     chart.x_axis.range = Some((0.0, result.duration.as_secs_f64()));
-    (chart.series, chart.legend_note) = run_window_series(result, Measure::Rate);
+    let (aggregates, left_out) = hierarchy_series(result);
+    let hierarchy = !aggregates.is_empty();
+    let (mut series, mut note) =
+        run_window_series(result, sel, Measure::Rate, !aggregates.is_empty());
+    series.extend(aggregates);
+    if left_out > 0 {
+        let more = format!("{left_out} interior classes not drawn");
+        note = Some(match note {
+            Some(n) => format!("{n}; {more}"),
+            None => more,
+        });
+    }
+    chart.series = series;
+    chart.legend_note = note;
+    if hierarchy {
+        let top = highest(&chart);
+        headroom(&mut chart, top);
+    }
     note_small_series(&mut chart);
     chart
+}
+
+/// The highest finite value a chart draws (0 for none).
+fn highest(chart: &LineChart) -> f64 {
+    chart
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .filter(|y| y.is_finite())
+        .fold(0.0f64, f64::max)
+}
+
+/// On a linear y axis, from 0 to 5 % above `top`: a hierarchy's `Total` at the link
+/// rate would otherwise lie on the plot's frame.
+pub fn headroom(chart: &mut LineChart, top: f64) {
+    if chart.y_axis.scale == Scale::Linear && top > 0.0 {
+        chart.y_axis.range = Some((0.0, top * 1.05));
+    }
+}
+
+/// Rate of every leaf over time, and for a hierarchy its interior classes and total
+/// (see the [module docs](self)).
+pub fn throughput(title: &str, result: &RunResult, options: PlotOptions) -> LineChart {
+    let sel = Selection::of(&[result]);
+    throughput_panel(
+        format!("Throughput per class: {title}"),
+        result,
+        &sel,
+        options,
+    )
+}
+
+/// One [`throughput`] chart per run of a comparison (`runs`: scheduler name, result),
+/// with the same classes, colours and axes in each: the panels of the HLS paper's
+/// Fig. 7.
+pub fn throughput_panels(
+    scenario: &str,
+    runs: &[(String, RunResult)],
+    options: PlotOptions,
+) -> Vec<(String, LineChart)> {
+    let results: Vec<&RunResult> = runs.iter().map(|(_, r)| r).collect();
+    let sel = Selection::of(&results);
+    let mut panels: Vec<(String, LineChart)> = runs
+        .iter()
+        .map(|(name, r)| {
+            let title = format!("Throughput per class under {name}: {scenario}");
+            (name.clone(), throughput_panel(title, r, &sel, options))
+        })
+        .collect();
+    // One y range for every panel, so that heights compare across them.
+    let top = panels
+        .iter()
+        .map(|(_, c)| highest(c))
+        .fold(0.0f64, f64::max);
+    for (_, c) in &mut panels {
+        headroom(c, top);
+    }
+    panels
 }
 
 /// Delay CDF of every leaf.
@@ -350,9 +598,10 @@ pub fn delay_cdf(title: &str, result: &RunResult) -> LineChart {
     let mut series: Vec<Series> = sel
         .shown
         .iter()
-        .map(|&(l, c)| {
+        .zip(&sel.ranks)
+        .map(|(&(l, c), &rank)| {
             let points = leaf_delays(result, (l, c)).map_or_else(Vec::new, cdf_points);
-            Series::steps(labels.class(l, c), points)
+            leaf_series(Series::steps(labels.class(l, c), points), rank)
         })
         .collect();
     if !sel.others.is_empty() {
@@ -380,7 +629,8 @@ pub fn backlog(title: &str, result: &RunResult, options: PlotOptions) -> LineCha
         chart.y_axis.scale = Scale::Log10;
     }
     chart.x_axis.range = Some((0.0, result.duration.as_secs_f64()));
-    (chart.series, chart.legend_note) = run_window_series(result, Measure::Backlog);
+    let sel = Selection::of(&[result]);
+    (chart.series, chart.legend_note) = run_window_series(result, &sel, Measure::Backlog, false);
     note_small_series(&mut chart);
     chart
 }
@@ -402,13 +652,13 @@ fn compare_series(
         .map(|(j, (_, r))| points(j, r))
         .collect();
     let mut series = Vec::new();
-    for (k, &(l, c)) in sel.shown.iter().enumerate() {
+    for (k, (&(l, c), &rank)) in sel.shown.iter().zip(&sel.ranks).enumerate() {
         for (j, (name, _)) in runs.iter().enumerate() {
             let mut s = Series::steps(
                 format!("{} ({name})", labels.class(l, c)),
                 per_run[j].0.get(k).cloned().unwrap_or_default(),
             );
-            s.colour = Some(k);
+            s.colour = Some(leaf_style(rank).0);
             s.dash = Some(Dash::ALL[j % Dash::ALL.len()]);
             series.push(s);
         }
@@ -559,5 +809,130 @@ mod tests {
         assert_eq!(merged.count(), count);
         let svg = chart.render();
         assert!(svg.contains("…and 12 more") && svg.contains(crate::svg::AGGREGATE_COLOUR));
+    }
+
+    /// H-LS Fig. 1's tree on 1 Gbit/s under `kind`, leaf `i` (C, A1, A2, B1, B2 in id
+    /// order) sending CBR at `(i + 1) * 100` Mbit/s for 20 ms.
+    fn hierarchy_run(kind: SchedulerKind) -> RunResult {
+        let tree = linkshare_core::testing::hls_fig1();
+        let rate = tree.link_rate();
+        let link = LinkConfig {
+            name: "l".into(),
+            from: NodeId(0),
+            to: NodeId(1),
+            rate,
+            delay: Duration::ZERO,
+            overhead: Bytes::ZERO,
+            classes: Arc::new(tree),
+            scheduler: kind.into(),
+            buffer: BufferConfig::default(),
+        };
+        let mut config =
+            SimConfig::one_flow_per_leaf(link, Duration::from_millis(20), |i| SourceConfig::Cbr {
+                rate: Rate::from_mbit(100 * (i as u64 + 1)),
+                size: 1000,
+            });
+        config.measure.window = Duration::from_millis(2);
+        Simulator::new(&config).unwrap().run()
+    }
+
+    /// The colour of the legend row named exactly `name` in `svg`.
+    fn legend_colour<'a>(svg: &'a str, name: &str) -> &'a str {
+        // The legend comes last; its row may carry a note (`B2 (overlaps A1)`).
+        let at = [format!(">{name}</text>"), format!(">{name} (")]
+            .iter()
+            .filter_map(|p| svg.rfind(p.as_str()))
+            .max()
+            .unwrap_or_else(|| panic!("no legend row {name}: {svg}"));
+        let stroke = svg[..at]
+            .rfind("stroke=\"#")
+            .expect("a legend line before it")
+            + 8;
+        &svg[stroke..stroke + 7]
+    }
+
+    /// A hierarchy's panels are drawn as the HLS paper's Fig. 7: its interior classes
+    /// and the link's total dashed grey and labelled, each interior class the sum of its
+    /// leaves, and a leaf in the same colour in every panel.
+    #[test]
+    fn hierarchy_panels_have_dashed_parents_a_total_and_one_colour_per_class() {
+        let runs = vec![
+            ("hls".to_owned(), hierarchy_run(SchedulerKind::Hls)),
+            ("hdrr".to_owned(), hierarchy_run(SchedulerKind::Hdrr)),
+        ];
+        let panels = throughput_panels("fig1", &runs, PlotOptions::default());
+        assert_eq!(panels.len(), 2);
+        let mut colours = Vec::new();
+        for (name, chart) in &panels {
+            let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(
+                names,
+                ["C", "A1", "A2", "B1", "B2", "A", "B", "Total"],
+                "{name}"
+            );
+            let series = |n: &str| chart.series.iter().find(|s| s.name == n).unwrap();
+            for n in ["A", "B", "Total"] {
+                let s = series(n);
+                assert!(
+                    s.aggregate && s.label && s.dash == Some(Dash::Dashed),
+                    "{n}"
+                );
+            }
+            // A = A1 + A2 in every window, computed from the samples directly.
+            let (result, a, a1, a2) = (
+                &runs.iter().find(|r| &r.0 == name).unwrap().1,
+                series("A"),
+                series("A1"),
+                series("A2"),
+            );
+            for k in 0..a.points.len() {
+                let sum = a1.points[k].1 + a2.points[k].1;
+                assert!((a.points[k].1 - sum).abs() < 1e-9, "{name} window {k}");
+            }
+            let total: u64 = result.links[0].throughput.iter().map(|s| s.value).sum();
+            let drawn: f64 = series("Total").points[..a.points.len() - 1]
+                .iter()
+                .enumerate()
+                .map(|(k, p)| {
+                    let (start, end) = result.window_bounds(k);
+                    p.1 * 1e6 / 8.0 * end.since(start).as_secs_f64()
+                })
+                .sum();
+            assert!((drawn - total as f64).abs() < 1.0, "{drawn} {total}");
+            let svg = chart.render();
+            let grey_dashed = format!(
+                "stroke=\"{}\" stroke-dasharray=\"9 5\"",
+                crate::svg::AGGREGATE_COLOUR
+            );
+            assert!(svg.matches(&grey_dashed).count() >= 3, "{svg}");
+            for label in ["A", "B", "Total", "A1", "C"] {
+                // Once on the plot, and in the legend (maybe with a note).
+                assert!(svg.contains(&format!(">{label}</text>")), "{label}: {svg}");
+                assert!(
+                    svg.matches(&format!(">{label}")).count() >= 2,
+                    "{label}: {svg}"
+                );
+            }
+            colours.push(["C", "A1", "B2"].map(|n| legend_colour(&svg, n).to_owned()));
+        }
+        assert_eq!(colours[0], colours[1]);
+        assert_eq!(
+            colours[0],
+            [PALETTE[0], PALETTE[1], PALETTE[4]].map(str::to_owned)
+        );
+    }
+
+    /// A leaf's colour comes from its place among the leaves, not its rank in the chart:
+    /// with 20 leaves, the 8 drawn keep the colours of leaves 12 to 19.
+    #[test]
+    fn colours_follow_the_class_not_the_rank() {
+        let r = run(20);
+        let chart = throughput("t", &r, PlotOptions::default());
+        for (k, s) in chart.series.iter().take(SHOWN_CLASSES).enumerate() {
+            assert_eq!(
+                (s.colour, s.dash),
+                (Some((12 + k) % 8), Some(LEAF_PALETTE_ROUNDS[(12 + k) / 8]))
+            );
+        }
     }
 }

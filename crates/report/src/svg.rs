@@ -9,15 +9,30 @@
 //! uses the generic `sans-serif` font family and no scripts or external resources, so it
 //! renders the same in browsers, `rsvg-convert` and LaTeX toolchains.
 //!
-//! A chart stays readable whatever it is given: series whose lines coincide exactly
-//! (the same path on the drawing) say so in the legend (`name (= other)`), since the
-//! later one hides the earlier; a legend longer than the drawing ends with `…and N
-//! more`; an aggregate series ([`Series::aggregate`], e.g. the sum of the classes a
-//! plot does not draw one by one) is drawn in grey, outside the palette. Which series to
-//! draw is the caller's choice ([`crate::plots`] draws at most the palette's size).
+//! A chart stays readable whatever it is given:
+//!
+//! * **No line hides another.** Where a series' line runs within [`COINCIDE_PX`] pixels
+//!   of an earlier one's for at least [`COINCIDE_SHARE`] of its length (measured on the
+//!   drawing, leaving out stretches where both lie on the bottom of the plot), a later
+//!   solid line is drawn dashed (dotted if the earlier one is dashed) so the earlier one
+//!   shows through its gaps, and the legend says so: `name (= other)` when the two
+//!   paths are identical, `name (overlaps other)` otherwise. A later dashed or dotted
+//!   line lets an earlier one of another pattern show; one with the earlier one's
+//!   pattern hides it and is noted too. Coincidence is found numerically, never from
+//!   the names.
+//! * **Labels on the lines.** A series with [`Series::label`] also has its name written
+//!   on the plot, beside its longest stretch off the bottom of the plot (the HLS paper's
+//!   Fig. 7 labels its lines so); labels that would overlap are moved apart.
+//! * A legend longer than the drawing ends with `…and N more`; an aggregate series
+//!   ([`Series::aggregate`]: the sum of the classes a plot does not draw one by one, an
+//!   interior class's total, the link's total) is drawn in grey, outside the palette.
+//!
+//! Which series to draw, and their colours, are the caller's choice ([`crate::plots`]
+//! draws at most the palette's size and gives a class the same colour in every chart).
 //!
 //! Output is deterministic: the same chart gives the same bytes (coordinates are printed
-//! with two decimals). Rendering is linear in the points drawn.
+//! with two decimals). Rendering is linear in the points drawn, times the number of
+//! series for the coincidence test (each series is compared with every earlier one).
 //!
 //! # Why not a plotting crate
 //!
@@ -38,6 +53,24 @@ pub const PALETTE: [&str; 8] = [
 /// The colour of aggregate series: a neutral grey, outside the palette.
 pub const AGGREGATE_COLOUR: &str = "#8C8C8C";
 
+/// Two lines closer than this (in pixels, vertically) coincide on the drawing.
+pub const COINCIDE_PX: f64 = 1.5;
+
+/// A later line that coincides with an earlier one over at least this share of its
+/// length (off the bottom of the plot) would hide it: it is dashed and the legend says
+/// so.
+pub const COINCIDE_SHARE: f64 = 0.2;
+
+/// A stretch of a line stays within this many pixels of its first point's height (where
+/// a label can sit on it).
+const FLAT_PX: f64 = 3.0;
+
+/// The stretches of a line its label is tried on, at most (see `label_anchors`).
+const LABEL_CANDIDATES: usize = 24;
+
+/// The colour of a label's text for an aggregate series (darker than its line, to read).
+const AGGREGATE_TEXT: &str = "#555555";
+
 /// Width of the drawing, in SVG user units (pixels).
 const WIDTH: f64 = 960.0;
 /// Height of the drawing.
@@ -48,8 +81,12 @@ const LEFT: f64 = 86.0;
 const TOP: f64 = 52.0;
 /// Space below the plot area (tick labels, x label).
 const BOTTOM: f64 = 64.0;
+/// The narrowest legend, in pixels (when there is one).
+const MIN_LEGEND: f64 = 90.0;
 /// Approximate width of a character of the legend font, for layout.
 const CHAR_WIDTH: f64 = 7.6;
+/// Approximate width of a character of a label on the plot (a smaller font).
+const LABEL_CHAR_WIDTH: f64 = 7.0;
 
 /// A chart of lines. See the [module docs](self).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -167,6 +204,8 @@ pub struct Series {
     pub aggregate: bool,
     /// Line, dots, or both.
     pub draw: Draw,
+    /// Also write the name on the plot, beside the line (see the [module docs](self)).
+    pub label: bool,
 }
 
 impl Series {
@@ -180,6 +219,7 @@ impl Series {
             dash: None,
             aggregate: false,
             draw: Draw::Line,
+            label: false,
         }
     }
 
@@ -194,6 +234,12 @@ impl Series {
     /// The same series with a dot at each point besides its line.
     pub fn with_dots(mut self) -> Series {
         self.draw = Draw::LineAndDots;
+        self
+    }
+
+    /// The same series with its name written on the plot too ([`Series::label`]).
+    pub fn labelled(mut self) -> Series {
+        self.label = true;
         self
     }
 
@@ -253,14 +299,12 @@ impl LineChart {
 
     /// The chart as a standalone SVG document.
     pub fn render(&self) -> String {
-        let legend_width = self.legend_width();
-        let right = WIDTH - legend_width - 24.0;
         let bottom = HEIGHT - BOTTOM;
         let xs = self.values(|p| p.0, self.x_axis.scale);
         let ys = self.values(|p| p.1, self.y_axis.scale);
         let (x_lo, x_hi, x_ticks) = axis_ticks(self.x_axis, &xs);
         let (y_lo, y_hi, y_ticks) = axis_ticks(self.y_axis, &ys);
-        let xm = Mapping {
+        let x_mapping = |right: f64| Mapping {
             scale: self.x_axis.scale,
             lo: x_lo,
             hi: x_hi,
@@ -274,6 +318,27 @@ impl LineChart {
             from: bottom,
             to: TOP,
         };
+        // Which lines coincide does not depend on the plot's width (the shares are
+        // ratios along x, the heights do not change), which depends on the legend's
+        // names, which say which lines coincide: found on the narrowest legend first.
+        let overlaps = {
+            let xm = x_mapping(WIDTH - MIN_LEGEND - 24.0);
+            let pixels: Vec<Vec<(f64, f64)>> = self
+                .series
+                .iter()
+                .map(|x| pixel_points(x, &xm, &ym))
+                .collect();
+            let paths: Vec<String> = self
+                .series
+                .iter()
+                .zip(&pixels)
+                .map(|(x, p)| path(x.step, p))
+                .collect();
+            overlaps(&self.series, &pixels, &paths, bottom)
+        };
+        let names = self.legend_names(&overlaps);
+        let right = WIDTH - legend_width(&names) - 24.0;
+        let xm = x_mapping(right);
 
         let mut s = String::with_capacity(16 * 1024);
         let _ = writeln!(
@@ -373,13 +438,23 @@ impl LineChart {
             s,
             r#"<g clip-path="url(#plot-area)" fill="none" stroke-width="2" stroke-linejoin="round">"#
         );
-        let paths: Vec<String> = self.series.iter().map(|x| path(x, &xm, &ym)).collect();
+        let pixels: Vec<Vec<(f64, f64)>> = self
+            .series
+            .iter()
+            .map(|x| pixel_points(x, &xm, &ym))
+            .collect();
+        let paths: Vec<String> = self
+            .series
+            .iter()
+            .zip(&pixels)
+            .map(|(x, p)| path(x.step, p))
+            .collect();
         for (i, (series, d)) in self.series.iter().zip(&paths).enumerate() {
             if d.is_empty() {
                 continue;
             }
             drawn += 1;
-            let (colour, dash) = style(series, i);
+            let (colour, dash) = drawn_style(series, i, overlaps[i]);
             if series.draw.line() {
                 let dash_attr = dash
                     .dasharray()
@@ -387,17 +462,16 @@ impl LineChart {
                 let _ = writeln!(s, r#"<path d="{d}" stroke="{colour}"{dash_attr}/>"#);
             }
             if series.draw.dots() {
-                for &(x, y) in &series.points {
-                    if let (Some(px), Some(py)) = (xm.pixel(x), ym.pixel(y)) {
-                        let _ = writeln!(
-                            s,
-                            r#"<circle cx="{px:.2}" cy="{py:.2}" r="{DOT_RADIUS}" fill="{colour}" stroke="none"/>"#
-                        );
-                    }
+                for &(px, py) in &pixels[i] {
+                    let _ = writeln!(
+                        s,
+                        r#"<circle cx="{px:.2}" cy="{py:.2}" r="{DOT_RADIUS}" fill="{colour}" stroke="none"/>"#
+                    );
                 }
             }
         }
         let _ = writeln!(s, "</g>");
+        self.line_labels(&mut s, &pixels, (LEFT, right, TOP, bottom));
         if drawn == 0 {
             let _ = writeln!(
                 s,
@@ -406,30 +480,32 @@ impl LineChart {
                 (TOP + bottom) / 2.0
             );
         }
-        self.legend(&mut s, right + 16.0, &coinciding(&paths));
+        self.legend(&mut s, right + 16.0, &overlaps, &names);
         s.push_str("</svg>\n");
         s
     }
 
-    /// Width reserved for the legend: enough for the longest name (0 without series).
-    fn legend_width(&self) -> f64 {
-        let longest = self
-            .series
+    /// The legend's name of each series: its name, and `(= other)` or `(overlaps
+    /// other)` when its line coincides with an earlier one's (see [`Overlap`]).
+    fn legend_names(&self, overlaps: &[Option<Overlap>]) -> Vec<String> {
+        self.series
             .iter()
-            .map(|s| s.name.chars().count())
-            .max()
-            .unwrap_or(0);
-        if self.series.is_empty() {
-            0.0
-        } else {
-            (longest as f64 * CHAR_WIDTH + 48.0).clamp(90.0, 300.0)
-        }
+            .zip(overlaps)
+            .map(|(series, o)| match o {
+                Some(o) if o.identical => {
+                    format!("{} (= {})", series.name, self.series[o.with].name)
+                }
+                Some(o) if o.noted => {
+                    format!("{} (overlaps {})", series.name, self.series[o.with].name)
+                }
+                _ => series.name.clone(),
+            })
+            .collect()
     }
 
-    /// The legend at `x`: one row per series (its name, and `(= other)` when its line
-    /// is `same_as` an earlier one's), then the legend note. Rows that do not fit end
-    /// with `…and N more`.
-    fn legend(&self, s: &mut String, x: f64, same_as: &[Option<usize>]) {
+    /// The legend at `x`: one row per series (its [`LineChart::legend_names`]), then the
+    /// legend note. Rows that do not fit end with `…and N more`.
+    fn legend(&self, s: &mut String, x: f64, overlaps: &[Option<Overlap>], names: &[String]) {
         if self.series.is_empty() {
             return;
         }
@@ -450,7 +526,7 @@ impl LineChart {
         let _ = writeln!(s, r##"<g font-size="13" fill="#222222">"##);
         for (i, series) in self.series.iter().enumerate().take(shown) {
             let y = TOP + 10.0 + row * i as f64;
-            let (colour, dash) = style(series, i);
+            let (colour, dash) = drawn_style(series, i, overlaps[i]);
             let dash_attr = dash
                 .dasharray()
                 .map_or(String::new(), |a| format!(r#" stroke-dasharray="{a}""#));
@@ -468,16 +544,13 @@ impl LineChart {
                     x + 14.0
                 );
             }
-            let name = match same_as.get(i).copied().flatten() {
-                Some(j) => format!("{} (= {})", series.name, self.series[j].name),
-                None => series.name.clone(),
-            };
+            let name = &names[i];
             let _ = writeln!(
                 s,
                 r#"<text x="{:.2}" y="{:.2}">{}</text>"#,
                 x + 36.0,
                 y + 4.5,
-                escape(&name)
+                escape(name)
             );
         }
         if let Some(note) = note {
@@ -492,6 +565,78 @@ impl LineChart {
         let _ = writeln!(s, "</g>");
     }
 
+    /// The names of the series with [`Series::label`], on the plot area `(left, right,
+    /// top, bottom)` beside their lines, in their line's colour on a white halo. A label
+    /// goes to the first of its line's places off the bottom of the plot
+    /// ([`label_anchors`]) where it overlaps no label placed before; failing all, above
+    /// or below the first, a row at a time; failing that, on the bottom.
+    fn line_labels(&self, s: &mut String, pixels: &[Vec<(f64, f64)>], area: (f64, f64, f64, f64)) {
+        const ROW: f64 = 14.0;
+        let (left, right, top, bottom) = area;
+        let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
+        let mut text = String::new();
+        for (i, series) in self.series.iter().enumerate() {
+            if !series.label {
+                continue;
+            }
+            let width = series.name.chars().count() as f64 * LABEL_CHAR_WIDTH;
+            // Centre x and baseline (4 px above the line) of a place, kept in the plot.
+            let place = |(x, y): (f64, f64)| {
+                let x = x.clamp(
+                    left + 4.0 + width / 2.0,
+                    (right - 4.0 - width / 2.0).max(left + 4.0 + width / 2.0),
+                );
+                (x, (y - 4.0).clamp(top + ROW, bottom - 3.0))
+            };
+            let free = |(x, b): (f64, f64), placed: &[(f64, f64, f64, f64)]| {
+                !placed.iter().any(|&(l, r, t, bt)| {
+                    x - width / 2.0 < r && x + width / 2.0 > l && b - ROW + 2.0 < bt && b > t
+                })
+            };
+            let (off, on) = label_anchors(series.step, &pixels[i], bottom);
+            let Some(&first) = off.first().or(on.first()) else {
+                continue;
+            };
+            let (x, start) = place(first);
+            let rows = ((bottom - top) / ROW) as usize;
+            let up = (1..rows).map(|k| start - ROW * k as f64);
+            let down = (1..rows).map(|k| start + ROW * k as f64);
+            let (x, baseline) = off
+                .iter()
+                .map(|&a| place(a))
+                .chain(up.take_while(|&b| b >= top + ROW).map(|b| (x, b)))
+                .chain(down.take_while(|&b| b <= bottom - 3.0).map(|b| (x, b)))
+                .chain(on.iter().map(|&a| place(a)))
+                .find(|&p| free(p, &placed))
+                .unwrap_or((x, start));
+            placed.push((
+                x - width / 2.0,
+                x + width / 2.0,
+                baseline - ROW + 2.0,
+                baseline,
+            ));
+            let (colour, _) = style(series, i);
+            let fill = if series.aggregate {
+                AGGREGATE_TEXT
+            } else {
+                colour
+            };
+            let _ = writeln!(
+                text,
+                r#"<text x="{x:.2}" y="{baseline:.2}" text-anchor="middle" fill="{fill}">{}</text>"#,
+                escape(&series.name)
+            );
+        }
+        if !text.is_empty() {
+            let _ = writeln!(
+                s,
+                r#"<g font-size="12" stroke="white" stroke-width="3" paint-order="stroke" stroke-linejoin="round">"#
+            );
+            s.push_str(&text);
+            let _ = writeln!(s, "</g>");
+        }
+    }
+
     /// The transformed coordinates of every drawable point along one axis.
     fn values(&self, pick: impl Fn(&(f64, f64)) -> f64, scale: Scale) -> Vec<f64> {
         self.series
@@ -502,26 +647,155 @@ impl LineChart {
     }
 }
 
-/// For each series, the first earlier series drawn with exactly the same path (its
-/// line hides that one's), if any. Linear in the total length of the paths.
-fn coinciding(paths: &[String]) -> Vec<Option<usize>> {
-    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    paths
+/// Width reserved for a legend of `names`: enough for the longest (0 without any).
+fn legend_width(names: &[String]) -> f64 {
+    match names.iter().map(|n| n.chars().count()).max() {
+        None => 0.0,
+        Some(longest) => (longest as f64 * CHAR_WIDTH + 48.0).clamp(MIN_LEGEND, 300.0),
+    }
+}
+
+/// How a series' line coincides with an earlier one's on the drawing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Overlap {
+    /// The earlier series it coincides with most.
+    with: usize,
+    /// The two paths are identical.
+    identical: bool,
+    /// The pattern it is drawn with instead of its own solid line, which would hide
+    /// the earlier one where they coincide: one the earlier line is not drawn with.
+    restyled: Option<Dash>,
+    /// The legend says so.
+    noted: bool,
+}
+
+/// For each series drawn as a line, the earlier line it coincides with most, when that
+/// is the whole path or at least [`COINCIDE_SHARE`] of its length off the bottom of the
+/// plot (`bottom`: the pixel row of the plot's bottom edge). Identical paths are found
+/// by their text; partial coincidence by [`coinciding_share`]. A solid line over an
+/// earlier one is restyled with a pattern the earlier one is not drawn with; a line
+/// drawn with the earlier one's pattern hides it (the dashes fall on each other) and is
+/// noted in the legend, as is every restyled or identical one.
+fn overlaps(
+    series: &[Series],
+    pixels: &[Vec<(f64, f64)>],
+    paths: &[String],
+    bottom: f64,
+) -> Vec<Option<Overlap>> {
+    let lines: Vec<bool> = series
         .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            if d.is_empty() {
-                return None;
-            }
-            match first.get(d.as_str()) {
-                Some(&j) => Some(j),
-                None => {
-                    first.insert(d, i);
-                    None
+        .zip(paths)
+        .map(|(x, d)| x.draw.line() && !d.is_empty())
+        .collect();
+    // The pattern each line is drawn with, restyled ones included.
+    let mut drawn: Vec<Dash> = Vec::with_capacity(series.len());
+    let mut found = Vec::with_capacity(series.len());
+    for i in 0..series.len() {
+        let (_, dash) = style(&series[i], i);
+        let overlap = lines[i]
+            .then(|| {
+                let mut best: Option<(usize, f64)> = None;
+                for j in (0..i).filter(|&j| lines[j]) {
+                    let share = if paths[j] == paths[i] {
+                        f64::INFINITY
+                    } else {
+                        coinciding_share(
+                            (&pixels[i], series[i].step),
+                            (&pixels[j], series[j].step),
+                            bottom,
+                        )
+                    };
+                    if share >= COINCIDE_SHARE && best.is_none_or(|(_, b)| share > b) {
+                        best = Some((j, share));
+                    }
                 }
-            }
-        })
-        .collect()
+                let (with, share) = best?;
+                let identical = share == f64::INFINITY;
+                let restyled = (dash == Dash::Solid).then(|| {
+                    [Dash::Dashed, Dash::Dotted, Dash::DashDot]
+                        .into_iter()
+                        .find(|&d| d != drawn[with])
+                        .unwrap_or(Dash::Dashed)
+                });
+                Some(Overlap {
+                    with,
+                    identical,
+                    restyled,
+                    noted: identical || restyled.is_some() || dash == drawn[with],
+                })
+            })
+            .flatten();
+        drawn.push(overlap.and_then(|o| o.restyled).unwrap_or(dash));
+        found.push(overlap);
+    }
+    found
+}
+
+/// The share of line `a`'s length (in pixels along x, leaving out where it lies on the
+/// bottom edge `bottom`) over which line `b` runs within [`COINCIDE_PX`] of it, not both
+/// on the bottom edge. Each line is `(pixel points, step)`; both must have increasing
+/// x (0 otherwise). Linear in their points: the lines are compared between consecutive
+/// x positions of either.
+fn coinciding_share(a: (&[(f64, f64)], bool), b: (&[(f64, f64)], bool), bottom: f64) -> f64 {
+    let increasing = |p: &[(f64, f64)]| p.windows(2).all(|w| w[1].0 >= w[0].0);
+    let (Some(a_first), Some(a_last)) = (a.0.first(), a.0.last()) else {
+        return 0.0;
+    };
+    if !increasing(a.0) || !increasing(b.0) || b.0.is_empty() {
+        return 0.0;
+    }
+    let on_bottom = |y: f64| y >= bottom - 0.5;
+    let mut xs: Vec<f64> = a.0.iter().chain(b.0).map(|p| p.0).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let (mut ta, mut tb) = (Track::new(a), Track::new(b));
+    let (mut own, mut shared) = (0.0, 0.0);
+    for w in xs.windows(2) {
+        let (x0, x1) = (w[0], w[1]);
+        if x0 < a_first.0 || x1 > a_last.0 {
+            continue;
+        }
+        let mid = (x0 + x1) / 2.0;
+        let Some(ya) = ta.at(mid) else { continue };
+        if on_bottom(ya) {
+            continue;
+        }
+        own += x1 - x0;
+        if tb.at(mid).is_some_and(|yb| (ya - yb).abs() <= COINCIDE_PX) {
+            shared += x1 - x0;
+        }
+    }
+    if own > 0.0 { shared / own } else { 0.0 }
+}
+
+/// A line's height at increasing x positions, read in one pass.
+struct Track<'a> {
+    points: &'a [(f64, f64)],
+    step: bool,
+    /// The last point at or before the x last asked for.
+    i: usize,
+}
+
+impl<'a> Track<'a> {
+    fn new((points, step): (&'a [(f64, f64)], bool)) -> Track<'a> {
+        Track { points, step, i: 0 }
+    }
+
+    /// The line's y at `x` (not smaller than the x last asked for); `None` outside it.
+    fn at(&mut self, x: f64) -> Option<f64> {
+        let p = self.points;
+        if p.is_empty() || x < p[0].0 || x > p[p.len() - 1].0 {
+            return None;
+        }
+        while self.i + 1 < p.len() && p[self.i + 1].0 <= x {
+            self.i += 1;
+        }
+        let (x0, y0) = p[self.i];
+        match p.get(self.i + 1) {
+            Some(&(x1, y1)) if !self.step && x1 > x0 => Some(y0 + (y1 - y0) * (x - x0) / (x1 - x0)),
+            _ => Some(y0),
+        }
+    }
 }
 
 /// Colour and dash of the `i`-th series.
@@ -537,28 +811,81 @@ fn style(series: &Series, i: usize) -> (&'static str, Dash) {
     (colour, dash)
 }
 
-/// The SVG path of a series (empty if no point can be drawn).
-fn path(series: &Series, xm: &Mapping, ym: &Mapping) -> String {
+/// Colour and dash the `i`-th series is drawn with: its [`style`], restyled where a
+/// solid line would hide an earlier one ([`Overlap::restyled`]).
+fn drawn_style(series: &Series, i: usize, overlap: Option<Overlap>) -> (&'static str, Dash) {
+    let (colour, dash) = style(series, i);
+    (colour, overlap.and_then(|o| o.restyled).unwrap_or(dash))
+}
+
+/// The drawable points of a series, in pixels.
+fn pixel_points(series: &Series, xm: &Mapping, ym: &Mapping) -> Vec<(f64, f64)> {
+    series
+        .points
+        .iter()
+        .filter_map(|&(x, y)| Some((xm.pixel(x)?, ym.pixel(y)?)))
+        .collect()
+}
+
+/// The SVG path through pixel `points`, as steps or straight segments (empty if there
+/// are none).
+fn path(step: bool, points: &[(f64, f64)]) -> String {
     let mut d = String::new();
-    let mut last_y: Option<f64> = None;
-    for &(x, y) in &series.points {
-        let (Some(px), Some(py)) = (xm.pixel(x), ym.pixel(y)) else {
-            continue;
-        };
-        match last_y {
-            None => {
-                let _ = write!(d, "M{px:.2} {py:.2}");
-            }
-            Some(_) if series.step => {
-                let _ = write!(d, "H{px:.2}V{py:.2}");
-            }
-            Some(_) => {
-                let _ = write!(d, "L{px:.2} {py:.2}");
-            }
+    for (k, &(px, py)) in points.iter().enumerate() {
+        if k == 0 {
+            let _ = write!(d, "M{px:.2} {py:.2}");
+        } else if step {
+            let _ = write!(d, "H{px:.2}V{py:.2}");
+        } else {
+            let _ = write!(d, "L{px:.2} {py:.2}");
         }
-        last_y = Some(py);
     }
     d
+}
+
+/// Where a line's label may go, best first, in pixels: (places off the bottom of the
+/// plot, places on it).
+type Anchors = (Vec<(f64, f64)>, Vec<(f64, f64)>);
+
+/// The places for a line's label ([`Anchors`]): the middle of each of its flat stretches
+/// (consecutive points within [`FLAT_PX`] of the stretch's first), longer ones first,
+/// then a quarter and three quarters along them (where the labels of lines sharing a
+/// stretch spread out). At most [`LABEL_CANDIDATES`] stretches of each kind.
+fn label_anchors(step: bool, points: &[(f64, f64)], bottom: f64) -> Anchors {
+    // (length, start x, end x, y)
+    let mut off: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut on: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut start = 0;
+    for k in 1..=points.len() {
+        let ends = k == points.len() || (points[k].1 - points[start].1).abs() > FLAT_PX;
+        if !ends {
+            continue;
+        }
+        // A step holds its y until the next point: the stretch reaches it.
+        let last = if step { k.min(points.len() - 1) } else { k - 1 };
+        let (x0, y) = points[start];
+        let x1 = points[last].0;
+        let stretch = (x1 - x0, x0, x1, y);
+        if y < bottom - 0.5 {
+            off.push(stretch);
+        } else {
+            on.push(stretch);
+        }
+        start = k;
+    }
+    let places = |mut stretches: Vec<(f64, f64, f64, f64)>| -> Vec<(f64, f64)> {
+        stretches.sort_by(|a, b| b.0.total_cmp(&a.0));
+        stretches.truncate(LABEL_CANDIDATES);
+        [0.5, 0.25, 0.75]
+            .iter()
+            .flat_map(|&f| {
+                stretches
+                    .iter()
+                    .map(move |&(_, x0, x1, y)| (x0 + f * (x1 - x0), y))
+            })
+            .collect()
+    };
+    (places(off), places(on))
 }
 
 /// The range (in transformed units) and ticks of an axis.
@@ -823,5 +1150,118 @@ mod tests {
     fn empty_chart_says_so() {
         let svg = LineChart::new("t", "x", "y").render();
         assert!(svg.contains("no data"));
+    }
+
+    /// Two lines that run together over part of the plot (B2 at A1's 50 % share for a
+    /// while) are both visible: the later is dashed and the legend says so; a dashed
+    /// line over a solid one of another colour needs neither; lines that meet only on
+    /// the bottom of the plot (both idle) do not count.
+    #[test]
+    fn partly_coinciding_lines_stay_visible() {
+        let mut chart = LineChart::new("t", "x", "y");
+        chart.y_axis.include_zero = true;
+        let a1 = vec![(0.0, 5.0), (1.0, 5.0), (2.0, 8.0), (3.0, 8.0)];
+        let b2 = vec![(0.0, 5.0), (1.0, 5.0), (2.0, 2.0), (3.0, 2.0)];
+        chart.series.push(Series::steps("A1", a1.clone()));
+        chart.series.push(Series::steps("B2", b2));
+        let mut grey = Series::steps("A", a1);
+        grey.aggregate = true;
+        grey.dash = Some(Dash::Dashed);
+        chart.series.push(grey);
+        chart.series.push(Series::steps(
+            "idle1",
+            vec![(0.0, 0.0), (3.0, 0.0), (3.0, 1.0)],
+        ));
+        chart.series.push(Series::steps(
+            "idle2",
+            vec![(0.0, 0.0), (3.0, 0.0), (3.0, 3.0)],
+        ));
+        let svg = chart.render();
+        assert!(svg.contains(">B2 (overlaps A1)<"), "{svg}");
+        // B2's path is dashed, A1's is not.
+        let b2_path = svg
+            .lines()
+            .filter(|l| l.starts_with("<path"))
+            .nth(1)
+            .unwrap();
+        assert!(b2_path.contains("stroke-dasharray"), "{b2_path}");
+        assert!(svg.contains(">A (= A1)<"), "identical paths are still told");
+        assert!(
+            svg.contains(">idle2<"),
+            "meeting on the bottom is not coinciding"
+        );
+        let exact = coinciding_share(
+            (
+                &[(0.0, 10.0), (10.0, 10.0), (20.0, 30.0), (30.0, 30.0)],
+                true,
+            ),
+            (&[(0.0, 10.0), (15.0, 10.0), (30.0, 10.0)], false),
+            100.0,
+        );
+        // A holds 10 over [0, 20) of its 30: two thirds on B.
+        assert!((exact - 2.0 / 3.0).abs() < 1e-9, "{exact}");
+    }
+
+    /// A solid line over a dashed one is dotted, not dashed (which would hide it); a
+    /// dashed line over a dashed one of another colour hides it and says so.
+    #[test]
+    fn a_restyled_line_does_not_take_the_pattern_it_covers() {
+        let mut chart = LineChart::new("t", "x", "y");
+        let line = vec![(0.0, 1.0), (1.0, 2.0), (2.0, 2.0)];
+        let mut first = Series::line("C (htb)", line.clone());
+        first.dash = Some(Dash::Dashed);
+        chart.series.push(first);
+        chart.series.push(Series::line("A1 (hls)", line.clone()));
+        let mut third = Series::line("B1 (htb)", line);
+        third.dash = Some(Dash::Dashed);
+        third.colour = Some(3);
+        chart.series.push(third);
+        let svg = chart.render();
+        let paths: Vec<&str> = svg.lines().filter(|l| l.starts_with("<path")).collect();
+        assert!(
+            paths[1].contains(r#"stroke-dasharray="2 4""#),
+            "{}",
+            paths[1]
+        );
+        assert!(svg.contains(">A1 (hls) (= C (htb))<"), "{svg}");
+        assert!(svg.contains(">B1 (htb) (= C (htb))<"), "{svg}");
+    }
+
+    /// Labels on the plot sit beside their lines and do not overlap each other.
+    #[test]
+    fn labels_on_the_plot_do_not_overlap() {
+        let mut chart = LineChart::new("t", "x", "y");
+        for name in ["first", "second", "third"] {
+            chart
+                .series
+                .push(Series::steps(name, vec![(0.0, 1.0), (1.0, 1.0)]).labelled());
+        }
+        let svg = chart.render();
+        let labels: Vec<(f64, f64)> = svg
+            .lines()
+            .filter(|l| l.starts_with("<text x=") && l.contains("text-anchor=\"middle\" fill="))
+            .filter(|l| {
+                ["first", "second", "third"]
+                    .iter()
+                    .any(|n| l.contains(&format!(">{n}<")))
+            })
+            .map(|l| {
+                let num = |key: &str| -> f64 {
+                    let from = l.find(key).unwrap() + key.len();
+                    l[from..].split('"').next().unwrap().parse().unwrap()
+                };
+                (num("x=\""), num("y=\""))
+            })
+            .collect();
+        assert_eq!(labels.len(), 3, "{svg}");
+        for i in 0..3 {
+            for j in 0..i {
+                let (a, b) = (labels[i], labels[j]);
+                assert!(
+                    (a.0 - b.0).abs() > 50.0 || (a.1 - b.1).abs() >= 12.0,
+                    "{labels:?}"
+                );
+            }
+        }
     }
 }

@@ -199,6 +199,7 @@ pub fn hls_table2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>,
             format!(
                 "{full_rows} of {rows} rows match Thm. 5; {half_rows} of {rows} match Thm. 5 / 2"
             ),
+            &[full_rows as f64, half_rows as f64],
             "every row within its last printed digit",
             full_rows == rows,
         ),

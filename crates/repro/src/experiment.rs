@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use linkshare_core::hierarchy::ClassTree;
+use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::SchedulerKind;
 use linkshare_core::units::{Duration, Instant};
 use linkshare_sim::RunResult;
@@ -30,7 +30,7 @@ use linkshare_report::quality::{measured_rates, short_secs};
 use linkshare_report::reference::{LinkReference, link_reference};
 use linkshare_report::spill::records_in;
 use linkshare_report::summary::{Summary, stop_reason};
-use linkshare_report::svg::{Dash, LineChart, Series};
+use linkshare_report::svg::{LineChart, Series};
 use linkshare_report::table::TextTable;
 use linkshare_report::{Written, csv, files_listing, plots, write_run_with};
 use linkshare_scenario::{self as scenario, Problems, RunOptions, Scenario};
@@ -132,8 +132,10 @@ pub fn shorten_times(config: &mut SimConfig, n: u32) {
 }
 
 /// Runs `variant` under each of `kinds`, writing to `dir`: each run's outputs in
-/// `dir/<scheduler>/`, and `compare.csv`, `throughput.svg`, `delay_cdf.svg`,
-/// `reference.svg` and `rates.csv` in `dir`.
+/// `dir/<scheduler>/`, and `compare.csv`, `throughput.svg` (every scheduler overlaid),
+/// `throughput-<scheduler>.svg` (one panel per scheduler, in the style of the HLS
+/// paper's Fig. 7 for a hierarchy), `delay_cdf.svg`, `reference.svg` (the HMM-fair
+/// allocation in the same style) and `rates.csv` in `dir`.
 pub fn run_variant(
     variant: Variant,
     kinds: &[SchedulerKind],
@@ -211,6 +213,13 @@ pub fn run_scenario(
     let throughput = plots::compare_throughput(&title, &out.results, opts.write.plots).render();
     out.written
         .write(dir, "throughput.svg", throughput.as_bytes())?;
+    for (name, panel) in plots::throughput_panels(&title, &out.results, opts.write.plots) {
+        out.written.write(
+            dir,
+            &format!("throughput-{name}.svg"),
+            panel.render().as_bytes(),
+        )?;
+    }
     let cdf = plots::compare_delay_cdf(&title, &out.results).render();
     out.written.write(dir, "delay_cdf.svg", cdf.as_bytes())?;
     let reference = reference_chart(&title, &out).render();
@@ -236,6 +245,21 @@ pub fn measurement_windows(reference: &LinkReference, settle: Duration) -> Vec<(
 
 /// The reference rate of every class with a demand over time: leaves solid, interior
 /// classes dashed.
+/// The place of leaf `class` among the leaves of `tree` in id order: with
+/// [`plots::leaf_style`], its colour in every chart of the runs of the tree's scenario
+/// (for a reproduction's own figures to match the runs' and the comparison's).
+pub fn leaf_rank(tree: &ClassTree, class: ClassId) -> usize {
+    tree.classes()
+        .iter()
+        .take(class.index())
+        .filter(|c| c.is_leaf())
+        .count()
+}
+
+/// The reference rate of every class with a demand over time, in the style of the
+/// comparison's panels ([`plots::throughput_panels`]): leaves solid in their own colour,
+/// and for a hierarchy every leaf labelled, interior classes and the link's `Total`
+/// dashed grey.
 fn reference_chart(title: &str, v: &VariantRuns) -> LineChart {
     let mut chart = LineChart::new(
         format!("Reference (HMM-fair) allocation: {title}"),
@@ -245,7 +269,11 @@ fn reference_chart(title: &str, v: &VariantRuns) -> LineChart {
     chart.y_axis.include_zero = true;
     chart.x_axis.range = Some((0.0, v.scenario.config.duration.as_secs_f64()));
     let tree = v.tree();
-    for (k, c) in v.shown_classes().into_iter().enumerate() {
+    let hierarchy = tree
+        .classes()
+        .iter()
+        .any(|c| c.parent.is_some() && !c.is_leaf());
+    let points = |c: usize| -> Vec<(f64, f64)> {
         let mut points: Vec<(f64, f64)> = v
             .reference
             .intervals
@@ -255,15 +283,29 @@ fn reference_chart(title: &str, v: &VariantRuns) -> LineChart {
         if let Some(last) = v.reference.intervals.last() {
             points.push((last.end.as_secs_f64(), last.rate[c] / 1e6));
         }
+        points
+    };
+    let mut aggregates = Vec::new();
+    for c in v.shown_classes() {
         let class = &tree.classes()[c];
-        let mut s = Series::steps(class.name(), points);
-        s.colour = Some(k);
-        s.dash = Some(if class.is_leaf() {
-            Dash::Solid
+        if class.is_leaf() {
+            let (colour, dash) = plots::leaf_style(leaf_rank(tree, class.id));
+            let mut s = Series::steps(class.name(), points(c));
+            s.colour = Some(colour);
+            s.dash = Some(dash);
+            s.label = hierarchy;
+            chart.series.push(s);
         } else {
-            Dash::Dashed
-        });
-        chart.series.push(s);
+            aggregates.push(plots::aggregate_series(class.name().to_owned(), points(c)));
+        }
+    }
+    chart.series.extend(aggregates);
+    if hierarchy {
+        chart
+            .series
+            .push(plots::aggregate_series("Total".to_owned(), points(0)));
+        let link = v.scenario.config.links[0].rate.bps() as f64 / 1e6;
+        plots::headroom(&mut chart, link);
     }
     chart
 }
@@ -519,6 +561,9 @@ pub fn guarantee_check(
             }
         }
     }
+    // The guarantee's share the verdict rests on (none: nothing to measure, vacuously
+    // kept).
+    let measured: Vec<f64> = worst.iter().map(|w| w.0).collect();
     let (ours, pass) = match worst {
         Some((ratio, c, k, got, owed)) => {
             let iv = &v.reference.intervals[k];
@@ -544,6 +589,7 @@ pub fn guarantee_check(
         ),
         paper,
         ours,
+        &measured,
         &format!(
             ">= {:.0} % of min(guarantee, demand) in every interval",
             GUARANTEE_KEPT * 100.0

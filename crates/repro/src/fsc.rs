@@ -447,6 +447,9 @@ pub fn burst(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
              (best_effort: m2 = C / 16, m1 = 5 m2; only their ratio matters); the burst flow \
              starts at 0.5 s; no buffer limit (Fig. 5 shows no losses; §3's 128 KB push-out \
              buffer would drop most of each burst here).",
+            "Reconstructed: deterministic in the paper: one run (--seeds does not apply). \
+             Fig. 5 (§2) traces the bursts of one ON-OFF flow among CBR flows; the random \
+             (exponential) start times are §3.1's, whose experiments fsc-onoff runs with seeds.",
             "Paper: the burst's delay (first packet sent to last packet delivered) falls as \
              PBS grows, and departures follow the curve's shape: the first PBS packets at the \
              rate of m1, the rest at the rate of m2.",
@@ -548,6 +551,10 @@ fn burst_checks(rows: &[(&str, BurstRow)]) -> Vec<Check> {
             .collect::<Vec<_>>()
             .join(", ")
             + " ms",
+        &delays
+            .iter()
+            .map(|d| d.map_or(f64::NAN, |d| d.as_secs_f64()))
+            .collect::<Vec<_>>(),
         "strictly decreasing",
         delays.iter().all(Option::is_some) && delays.windows(2).all(|w| w[1] < w[0]),
     )];

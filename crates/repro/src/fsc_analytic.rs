@@ -101,6 +101,7 @@ pub fn fig1_audio(_opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>
             "audio: the curve's delay for a 160 B packet",
             "5 ms",
             format!("{} ns", delay.as_nanos()),
+            &[delay.as_secs_f64()],
             "exactly 5 000 000 ns",
             delay == Duration::from_millis(5),
         ),

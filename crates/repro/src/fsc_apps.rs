@@ -175,6 +175,9 @@ pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
             } else {
                 format!("slower in {}", worse.join(", "))
             },
+            &big.iter()
+                .flat_map(|&b| [mean(0, b), mean(last, b)])
+                .collect::<Vec<_>>(),
             "every such bin",
             worse.is_empty() && !big.is_empty(),
         ),
@@ -182,6 +185,7 @@ pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
             "improvement larger for large bursts (29-32 against 5-8 packets)",
             "\"more significant for larger burst sizes\"",
             format!("{:.0} % against {:.0} %", gain(7) * 100.0, gain(1) * 100.0),
+            &[gain(7), gain(1)],
             "29-32 > 5-8",
             gain(7) > gain(1),
         )
@@ -428,6 +432,7 @@ pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
             "video frame delay at PBS >= 12 against PBS 0",
             "\"up to 50 % improvement\"",
             format!("at least {:.1} % lower", worst_12 * 100.0),
+            &[worst_12],
             ">= 25 % lower",
             worst_12 >= 0.25,
         ),
@@ -435,6 +440,7 @@ pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
             "Telnet packet delay across PBS",
             "\"PBS does not affect the packet delay of the Telnet traffic\"",
             format!("largest change {:.1} %", t_spread * 100.0),
+            &[t_spread],
             "within ±10 %",
             t_spread <= 0.10,
         ),
@@ -456,6 +462,7 @@ pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
                 .collect::<Vec<_>>()
                 .join(", ")
                 + " ms",
+            &[tail_up],
             "no step up above 10 %",
             tail_up <= 0.10,
         )

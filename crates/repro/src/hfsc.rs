@@ -11,12 +11,13 @@ use linkshare_sim::RunResult;
 use linkshare_sim::result::DelayRecord;
 
 use crate::experiment::{
-    Variant, VariantRuns, footer, header, print_missing, print_variant, run_variant, schedulers,
-    span, variant_dir,
+    Variant, VariantRuns, footer, header, leaf_rank, print_missing, print_variant, run_variant,
+    schedulers, span, variant_dir,
 };
 use crate::verdict::{self, Check};
 use crate::{Options, ReproError, stdout_failure};
 use linkshare_core::sched::SchedulerKind;
+use linkshare_report::plots::leaf_style;
 use linkshare_report::svg::{Dash, LineChart, Series};
 use linkshare_report::table::TextTable;
 
@@ -212,7 +213,7 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
     let mut checks = Vec::new();
     for (k, ((kind, _), (name, result))) in v.runs.iter().zip(&v.results).enumerate() {
         let records = packet_records(result)?;
-        for (j, &(class, dmax_ms)) in DELAY_TARGETS.iter().enumerate() {
+        for &(class, dmax_ms) in &DELAY_TARGETS {
             let id = class_id(&v, class)?;
             let bound = Duration::from_millis(dmax_ms) + t_max;
             let d = ClassDelays::new(&records, id, &on);
@@ -232,23 +233,25 @@ pub fn delay(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
                     &result,
                     &format!("much larger than {dmax_ms} ms + t_max"),
                     format!("{} ms", ms(d.max())),
+                    &[d.max().as_secs_f64()],
                     &format!("> {} ms", ms(bound)),
                     d.max() > bound,
                 ),
             });
             let mut s = Series::line(format!("{class} ({name})"), d.points);
-            s.colour = Some(j);
+            s.colour = Some(leaf_style(leaf_rank(v.tree(), id)).0);
             s.dash = Some(Dash::ALL[k % Dash::ALL.len()]);
             chart.series.push(s);
         }
     }
-    for (j, &(class, dmax_ms)) in DELAY_TARGETS.iter().enumerate() {
+    for &(class, dmax_ms) in &DELAY_TARGETS {
+        let id = class_id(&v, class)?;
         let y = (Duration::from_millis(dmax_ms) + t_max).as_secs_f64() * 1e3;
         let mut s = Series::line(
             format!("{class}: {dmax_ms} ms + t_max"),
             vec![(0.0, y), (duration.as_secs_f64(), y)],
         );
-        s.colour = Some(j);
+        s.colour = Some(leaf_style(leaf_rank(v.tree(), id)).0);
         s.dash = Some(Dash::Dotted);
         chart.series.push(s);
     }
@@ -542,16 +545,17 @@ fn fig12_chart(v: &VariantRuns, shorten: u32) -> Result<LineChart, ReproError> {
     chart.x_axis.range = Some((0.0, until.as_secs_f64()));
     for (k, (name, result)) in v.results.iter().enumerate() {
         let records = packet_records(result)?;
-        for (j, &(class, _, _)) in FIG12_EXPECTED.iter().enumerate() {
+        for &(class, _, _) in &FIG12_EXPECTED {
             let window = if class == SLOW_CLASS {
                 SLOW_WINDOW
             } else {
                 WINDOW
             };
             let window = Duration(window.as_nanos() / u64::from(shorten));
-            let points = window_rates(&records, class_id(v, class)?, window, until);
+            let id = class_id(v, class)?;
+            let points = window_rates(&records, id, window, until);
             let mut s = Series::steps(format!("{class} ({name})"), points);
-            s.colour = Some(j);
+            s.colour = Some(leaf_style(leaf_rank(v.tree(), id)).0);
             s.dash = Some(Dash::ALL[k % Dash::ALL.len()]);
             chart.series.push(s);
         }

@@ -280,6 +280,7 @@ fn fig2_checks(runs: &[VariantRuns], measured: &[Fig2Run]) -> Vec<Check> {
             "decoupling: the two-piece curve lowers the video's largest delay",
             "over 26 ms -> at most 10 ms",
             format!("{:.3} -> {:.3} ms", linear.max, concave.max),
+            &[linear.max, concave.max],
             "lower",
             concave.max < linear.max,
         ),
@@ -525,6 +526,7 @@ fn fig3_checks(
                     "fair variant (fsc): session 2's curve violated",
                     "\"violates session 2's service curve\" (Fig. 3d)",
                     format!("late by up to {:.3} ms", m.lateness),
+                    &[m.lateness],
                     &format!("later than t_max ({t_max} ms)"),
                     m.lateness > t_max,
                 ));

@@ -167,6 +167,7 @@ fn exp2_checks(all: &[VariantRuns]) -> Vec<Check> {
                         b2 / 1e6,
                         (b2 - a1) / 1e6
                     ),
+                    &[a1, b2],
                     &format!("B2 - A1 > {} % of the link", ABOVE * 100.0),
                     b2 - a1 > ABOVE * link,
                 ));
@@ -196,6 +197,7 @@ fn exp2_checks(all: &[VariantRuns]) -> Vec<Check> {
                     .collect::<Vec<_>>()
                     .join(", ")
                     + " Mbit/s",
+                &gaps,
                 "strictly increasing",
                 gaps.windows(2).all(|w| w[1] > w[0]),
             ));
@@ -272,6 +274,7 @@ fn quantum_checks(rate_quanta: &[VariantRuns], tc_quanta: &[VariantRuns]) -> Vec
                     (tb2 - ta1) / 1e6,
                     (b2 - a1) / 1e6
                 ),
+                &[ta1, tb2, a1, b2],
                 &format!("B2 - A1 > {} % of the link", ABOVE * 100.0),
                 tb2 - ta1 > ABOVE * link,
             )
@@ -472,6 +475,7 @@ fn same_allocation(
         &format!("{kind} gives the same allocation in every ON period"),
         paper,
         format!("largest - smallest, Mbit/s: {}", spreads.join(", ")),
+        &spread,
         &format!(
             "every class within {} % of the link",
             SAME_ALLOCATION * 100.0

@@ -642,6 +642,7 @@ fn checks(s: &Summary, tree: &ClassTree, runs: &[OrderRuns], link: f64) -> Vec<C
             "hls follows the HMM-fair allocation",
             &format!("{}: HMM-fair at all times", c.figure()),
             ours_fair,
+            &[worst],
             &tolerance,
             fair_orders == n,
         )],
@@ -653,6 +654,7 @@ fn checks(s: &Summary, tree: &ClassTree, runs: &[OrderRuns], link: f64) -> Vec<C
                     c.figure()
                 ),
                 ours_fair,
+                &[worst],
                 &format!("{tolerance}, in at least one order"),
                 fair_orders >= 1,
             )
@@ -683,6 +685,7 @@ fn checks(s: &Summary, tree: &ClassTree, runs: &[OrderRuns], link: f64) -> Vec<C
                         s.count(|x| x.leaf.0 >= GUARANTEE_KEPT),
                         at_order(leaf, s.scores[leaf].leaf.1)
                     ),
+                    &[s.scores[leaf].leaf.0],
                     &format!("{kept} in every phase of every order"),
                     s.count(|x| x.leaf.0 >= GUARANTEE_KEPT) == n,
                 )
@@ -698,6 +701,7 @@ fn checks(s: &Summary, tree: &ClassTree, runs: &[OrderRuns], link: f64) -> Vec<C
                         s.count(|x| x.interior_all.0 >= GUARANTEE_KEPT),
                         at_order(all, s.scores[all].interior_all.1)
                     ),
+                    &[s.scores[all].interior_all.0],
                     &format!("{kept} in the first phase of every order"),
                     s.count(|x| x.interior_all.0 >= GUARANTEE_KEPT) == n,
                 )
@@ -716,6 +720,7 @@ fn checks(s: &Summary, tree: &ClassTree, runs: &[OrderRuns], link: f64) -> Vec<C
                         s.count(below),
                         at_order(later, s.scores[later].interior_later.1)
                     ),
+                    &[s.scores[later].interior_later.0],
                     &format!(
                         "A or B below {:.0} % of its guarantee in a later phase of at least one order",
                         GUARANTEE_KEPT * 100.0

@@ -269,6 +269,7 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
             &format!("E1.a {} median in overload", pair_names[p]),
             "R1.1: ratios match 4 \"with good accuracy\" in overload",
             med.show(2),
+            &[med.mean],
             "[3.4, 4.6]",
             (3.4..=4.6).contains(&med.mean),
         ));
@@ -279,6 +280,7 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
             &format!("E1.a {} overload windows in [3, 5]", pair_names[p]),
             "R1.1",
             band.show(3),
+            &[band.mean],
             ">= 0.8",
             band.mean >= 0.8,
         ));
@@ -291,6 +293,7 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
                 &format!("R1.3 {} median in underload", pair_names[p]),
                 "R1.3: ratios do not reach 4 in underload (work-conserving)",
                 under.show(2),
+                &[under.mean],
                 "< 3.4",
                 under.mean < 3.4,
             ));
@@ -306,6 +309,7 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
                 &format!("E1.c {} in [1.6, 2.4]", loss_names[p]),
                 "R1.4: loss ratios reach 2 when drops are needed",
                 format!("{} of {} windows", loss.show(3), windows.show(0)),
+                &[loss.mean],
                 ">= 0.8 of the overload windows with >= 20 drops in both classes",
                 loss.mean >= 0.8,
             )
@@ -317,6 +321,7 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
         "E1.b into [3, 5] after underload -> overload",
         "R1.2: the controller reacts immediately",
         format!("{} s (longest over the crossings)", settle.show(2)),
+        &[settle.mean],
         "<= 0.2 s",
         settle.n == base.len() && settle.mean <= 0.2 + 1e-9,
     ));
@@ -333,6 +338,7 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
                 &format!("E1.e {name} median, sampling {n} vs 1"),
                 "C3.6: sampling every 10-20 arrivals loses little accuracy",
                 format!("{} ({:+.1} %)", b.show(2), rel * 100.0),
+                &[a.mean, b.mean],
                 "within ±10 %",
                 rel.abs() <= 0.10,
             ));
@@ -594,6 +600,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
             &format!("E2.a {router} class-1 waits <= 8 ms"),
             "R2.2: > 98.5 % of packets",
             format!("{} %", within.show(2)),
+            &[within.mean],
             ">= 98.5 %",
             within.mean >= 98.5,
         ));
@@ -602,6 +609,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
             &format!("E2.a {router} class-1 longest wait"),
             "R2.2: none above 10 ms",
             format!("{} ms", max.show(2)),
+            &[max.mean],
             "<= 10 ms",
             max.mean <= 10.0,
         ));
@@ -614,6 +622,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
             &format!("E2.b {router} class-1 loss rate"),
             "R2.5: <= 1 % always",
             format!("{} % ({} busy periods)", loss.show(3), busy.show(0)),
+            &[loss.mean],
             "<= 1 % over the run",
             loss.mean <= 1.0,
         ));
@@ -622,6 +631,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
             &format!("E2.c {router} class-2 >= 35 Mbit/s"),
             "R2.7: maintained",
             format!("in {} of the windows", c2.show(3)),
+            &[c2.mean],
             ">= 95 % of the windows",
             c2.mean >= 0.95,
         ));
@@ -679,6 +689,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
                 &format!("E2.e {router} classes 2-4 mean waits"),
                 "R2.3: 10-50 ms",
                 format!("{:.2} to {:.2} ms", lows.mean, waits.mean),
+                &[lows.mean, waits.mean],
                 "within [5, 60] ms",
                 lows.mean >= 5.0 && waits.mean <= 60.0,
             )
@@ -689,6 +700,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
             &format!("E2.g {router} offered load"),
             "Fig. 7: about 99 % of C",
             format!("{:.1} % of C", offered.mean * 100.0),
+            &[offered.mean],
             ">= 95 % of C",
             offered.mean >= 0.95,
         ));
@@ -701,6 +713,7 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
         "E2.f drops at R2 below R1",
         "R2.6: much less is dropped at R2",
         format!("R1 {} R2 {} packets", d1.show(0), d2.show(0)),
+        &[d1.mean, d2.mean],
         "R2 < R1",
         d2.mean < d1.mean,
     ));

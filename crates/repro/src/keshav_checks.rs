@@ -75,6 +75,15 @@ pub(crate) fn max_insert_bound(p: &Point, s: Structure) -> u64 {
     }
 }
 
+/// The average cost of each of `structures` at each of `points`: the numbers a claim
+/// over those points rests on.
+fn totals(points: &[&Point], structures: &[Structure]) -> Vec<f64> {
+    points
+        .iter()
+        .flat_map(|p| structures.iter().map(|&s| p.cost(s).total))
+        .collect()
+}
+
 /// M1 (claim 4): PERC costs less than HEAP and TREE at every point.
 fn perc_below_heap_and_tree(g: &Grid) -> Check {
     let all: Vec<&Point> = g.points.iter().collect();
@@ -90,6 +99,7 @@ fn perc_below_heap_and_tree(g: &Grid) -> Check {
         "M1 PERC below HEAP and TREE (claim 4)",
         "\"The cost metric for PERC is always less than that for HEAP or TREE\"",
         count("points", &all, &failing),
+        &totals(&all, &[Structure::Perc, Structure::Heap, Structure::Tree]),
         "every point",
         failing.is_empty(),
     )
@@ -117,6 +127,7 @@ fn tree_worst_underloaded(g: &Grid) -> [Check; 2] {
             "M2 TREE the costliest of TREE/HEAP/PERC when W·N < B (claim 6)",
             "\"In the underloaded regime, binary trees become skewed, and hence are costly\"",
             count("underloaded points", &under, &failing),
+            &totals(&under, &[Structure::Tree, Structure::Heap, Structure::Perc]),
             "every underloaded point",
             failing.is_empty(),
         ),
@@ -124,6 +135,7 @@ fn tree_worst_underloaded(g: &Grid) -> [Check; 2] {
             "M2 TREE cheaper overloaded: mean on axis B < on axis A",
             "\"They perform better in the overloaded regime\"",
             format!("B {b:.1}, A {a:.1}"),
+            &[a, b],
             "B < A",
             b < a,
         ),
@@ -140,6 +152,8 @@ fn link_zones(g: &Grid) -> [Check; 3] {
     let b_in_iii = zb.iter().filter(|&&z| z == Zone::III).count();
     let b_in_i = zb.iter().filter(|&&z| z == Zone::I).count();
     let all: Vec<Zone> = g.points.iter().map(Point::zone).collect();
+    // The zones rank the structures' costs.
+    let every_cost = totals(&g.points.iter().collect::<Vec<_>>(), &Structure::ALL);
     let (i, iii) = (
         all.iter().filter(|&&z| z == Zone::I).count(),
         all.iter().filter(|&&z| z == Zone::III).count(),
@@ -150,6 +164,7 @@ fn link_zones(g: &Grid) -> [Check; 3] {
             "\"in some cases, it is by far the cheapest implementation, in others, it is \
              clearly the most expensive\"",
             format!("zone I at {i}, zone III at {iii} of {} points", all.len()),
+            &every_cost,
             "both zones present",
             i > 0 && iii > 0,
         ),
@@ -157,6 +172,7 @@ fn link_zones(g: &Grid) -> [Check; 3] {
             "M3 axis A (underloaded) in zone I (Fig. 7)",
             "zone I: LINK best; underloaded: \"LINK is cheap ... and has the minimum running cost\"",
             format!("{a_in_i} of 7 ({})", names(&za)),
+            &every_cost,
             "7 of 7",
             a_in_i == za.len(),
         ),
@@ -164,6 +180,7 @@ fn link_zones(g: &Grid) -> [Check; 3] {
             "M3 axis B (overloaded) in zone III (Fig. 7, lost)",
             "zone III: \"LINK has the worst metric\" (where, Fig. 7 showed)",
             format!("{b_in_iii} of 7 in III, {b_in_i} in I ({})", names(&zb)),
+            &every_cost,
             ">= 5 of 7 in III, none in I",
             b_in_iii >= 5 && b_in_i == 0,
         ),
@@ -201,6 +218,7 @@ fn maximum_as_theory(g: &Grid) -> [Check; 2] {
             "M4 maximum insertion cost within theory (claim 8)",
             "\"The maximum work done ... is as expected from theory\"",
             count("points", &all, &failing),
+            &[],
             "LINK, TREE <= B; HEAP <= 2⌊log2 (B+1)⌋; PERC <= 2⌊log2 N⌋",
             failing.is_empty(),
         ),
@@ -208,6 +226,7 @@ fn maximum_as_theory(g: &Grid) -> [Check; 2] {
             "M4 HEAP's maximum near its bound, largest overloaded B",
             "worst case O(log B)",
             ours,
+            &[],
             ">= 50 % of 2⌊log2 (B+1)⌋",
             pass,
         ),
@@ -221,6 +240,7 @@ fn same_schedules(g: &Grid) -> Check {
         "M5 identical schedules and drops across structures",
         "one trace replayed through every structure (the method)",
         format!("{} of {} traces", g.points.len(), g.points.len()),
+        &[],
         "every trace",
         true,
     )
@@ -275,6 +295,7 @@ fn trace_length(calibration: &Point, length: Duration) -> Check {
         "M6 running average at the trace length vs twice it, (10, 200) (Fig. 3)",
         "\"at 2500 seconds, all the metrics are no more than 10% away from their asymptotes\"",
         parts.join(", "),
+        &[worst],
         "|difference| <= 10 %",
         parts.len() == Structure::ALL.len() && worst <= 0.10,
     )
@@ -283,6 +304,7 @@ fn trace_length(calibration: &Point, length: Duration) -> Check {
 /// S1 (claim 5): HEAP within a factor 10 of PERC at 80 % of the points.
 fn heap_near_perc(g: &Grid) -> Check {
     let n = g.points.len();
+    let all: Vec<&Point> = g.points.iter().collect();
     let near = g
         .points
         .iter()
@@ -292,6 +314,7 @@ fn heap_near_perc(g: &Grid) -> Check {
         "S1 HEAP within 10x of PERC (claim 5)",
         "\"within an order of magnitude of that for PERC in most cases\"",
         format!("{near} of {n} points"),
+        &totals(&all, &[Structure::Heap, Structure::Perc]),
         ">= 80 % of points",
         near * 5 >= n * 4,
     )
@@ -332,6 +355,7 @@ fn heap_perc_trends(g: &Grid) -> [Check; 2] {
                 100.0 * sh,
                 100.0 * sp
             ),
+            &[sh, sp],
             "<= 30 %",
             sh <= 0.3 && sp <= 0.3,
         )
@@ -340,6 +364,7 @@ fn heap_perc_trends(g: &Grid) -> [Check; 2] {
             "S2 HEAP, PERC rise with N along axis B (claim 3)",
             "\"increases in the overloaded regime\"",
             format!("last / first point: HEAP {gh:.2}, PERC {gp:.2}"),
+            &[gh, gp],
             ">= 1.3",
             gh >= 1.3 && gp >= 1.3,
         )
@@ -357,6 +382,13 @@ fn below_theory(g: &Grid) -> [Check; 2] {
         .iter()
         .filter(|p| p.cost(Structure::Perc).total <= log2(p.mean_conversations))
         .count();
+    let all: Vec<&Point> = g.points.iter().collect();
+    let perc_costs: Vec<f64> = g
+        .points
+        .iter()
+        .flat_map(|p| [p.cost(Structure::Perc).total, p.mean_conversations])
+        .collect();
+    let heap_perc_costs = totals(&all, &[Structure::Heap, Structure::Perc]);
     let half_ok = g
         .points
         .iter()
@@ -370,6 +402,7 @@ fn below_theory(g: &Grid) -> [Check; 2] {
             "S3 PERC below its theoretical average (claim 7)",
             "\"Average insertion cost for PERC is less than its theoretical average case cost\"",
             format!("{perc_ok} of {n} points"),
+            &perc_costs,
             "PERC <= log2 (conversations buffered) at >= 90 %",
             perc_ok * 10 >= n * 9,
         )
@@ -378,6 +411,7 @@ fn below_theory(g: &Grid) -> [Check; 2] {
             "S3 HEAP, PERC below half the worst case (claim 10)",
             "\"the average work for HEAP and PERC is less than half of the worst case work\"",
             format!("{half_ok} of {n} points"),
+            &heap_perc_costs,
             "HEAP <= log2 B / 2 and PERC <= log2 N / 2 at >= 80 %",
             half_ok * 5 >= n * 4,
         )
@@ -397,9 +431,11 @@ fn underloaded_deletion(g: &Grid) -> Check {
     };
     let mut parts = Vec::new();
     let mut pass = true;
+    let mut ends_measured = Vec::new();
     for s in [Structure::Heap, Structure::Perc] {
         let (i0, i1) = ends(&|p: &Point| p.cost(s).total);
         let (g0, g1) = ends(&|p: &Point| p.cost(s).get_min);
+        ends_measured.extend([i0, i1, g0, g1]);
         pass &= i1 <= i0 && g1 - g0 > i0 - i1;
         parts.push(format!(
             "{}: insert {i0:.2} → {i1:.2}, get_min {g0:.2} → {g1:.2}",
@@ -411,6 +447,7 @@ fn underloaded_deletion(g: &Grid) -> Check {
         "\"HEAP and PERC show a declining trend, ... offset by a larger increasing trend in \
          the deletion time\"",
         parts.join("; "),
+        &ends_measured,
         "insert last <= first, get_min rise > insert fall",
         pass,
     )
@@ -423,6 +460,15 @@ fn underloaded_deletion(g: &Grid) -> Check {
 /// check reads no direction.
 fn zone_boundaries(g: &Grid) -> Check {
     let mut parts = Vec::new();
+    let every_cost = totals(
+        &AXES
+            .iter()
+            .enumerate()
+            .skip(2)
+            .flat_map(|(a, _)| g.axis(a))
+            .collect::<Vec<_>>(),
+        &Structure::ALL,
+    );
     let mut misplaced: Vec<&Point> = Vec::new();
     for (a, axis) in AXES.iter().enumerate().skip(2) {
         let pts: Vec<&Point> = g.axis(a).collect();
@@ -448,6 +494,7 @@ fn zone_boundaries(g: &Grid) -> Check {
         "S5 zones change where W·N crosses B (axes C, D, E)",
         "\"congestion-dependent transitions in relative cost ... occur along these axes\"",
         ours,
+        &every_cost,
         "III only where W·N > B; I only where W·N <= B or one step past",
         misplaced.is_empty(),
     )
@@ -459,6 +506,7 @@ fn zone_boundaries(g: &Grid) -> Check {
 /// gateway starts dropping).
 fn smooth(g: &Grid) -> Check {
     let mut jumps = Vec::new();
+    let all: Vec<&Point> = g.points.iter().collect();
     let mut at_boundary = 0;
     for (a, axis) in AXES.iter().enumerate() {
         let pts: Vec<&Point> = g.axis(a).collect();
@@ -493,6 +541,7 @@ fn smooth(g: &Grid) -> Check {
         "S6 TREE, HEAP, PERC smooth along every axis (claim 1)",
         "\"generally smooth, with few discontinuities\"",
         ours,
+        &totals(&all, &[Structure::Tree, Structure::Heap, Structure::Perc]),
         "no adjacent ratio > 3",
         jumps.is_empty(),
     )
@@ -548,6 +597,7 @@ pub(crate) fn sensitivity(grids: &[Grid]) -> Vec<Check> {
                 &format!("S8 M1-M3 under {}", g.variant.about()),
                 "the conclusions hold for other workloads (spec)",
                 ours,
+                &[],
                 "M1-M3 as on the reconstruction",
                 failed.is_empty(),
             )

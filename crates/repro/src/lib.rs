@@ -16,8 +16,10 @@
 //! * `DIR/<variant>/<scheduler>/`: the outputs of `linkshare run` (`DIR/<scheduler>/`
 //!   for a reproduction without variants);
 //! * `DIR/<variant>/`: `compare.csv`, the overlaid `throughput.svg` and `delay_cdf.svg`
-//!   of every scheduler, `reference.svg` (the reference allocation over time), and
-//!   `rates.csv`, the table the terminal shows (see [`experiment`]).
+//!   of every scheduler, one `throughput-<scheduler>.svg` panel per scheduler (the HLS
+//!   paper's Fig. 7 style for a hierarchy), `reference.svg` (the reference allocation
+//!   over time, drawn like the panels), and `rates.csv`, the table the terminal shows
+//!   (see [`experiment`]).
 //!
 //! Analytic ones write their table as CSV to `DIR`.
 

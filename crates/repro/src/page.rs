@@ -240,7 +240,7 @@ mod tests {
         std::fs::write(rdir.join("hls/b.svg"), "<svg></svg>").unwrap();
         let outcomes = [Outcome {
             name: "hls-bounds",
-            checks: Ok(vec![Check::claim("x", "p", "o".to_owned(), "t", true)]),
+            checks: Ok(vec![Check::claim("x", "p", "o".to_owned(), &[], "t", true)]),
         }];
         let page = html(&outcomes, &dir, 20, 1).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();

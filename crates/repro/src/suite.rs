@@ -243,7 +243,7 @@ mod tests {
             name,
             checks: Ok(results
                 .iter()
-                .map(|&(r, pass)| Check::claim(r, "p", "o".to_owned(), "t", pass))
+                .map(|&(r, pass)| Check::claim(r, "p", "o".to_owned(), &[], "t", pass))
                 .collect()),
         }
     }

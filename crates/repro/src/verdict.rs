@@ -17,7 +17,8 @@
 //! point the sweep did not reach, a ratio over zero) is *not measured*: its check never
 //! passes, whatever the comparison would say (`-inf <= 10 %` is true, and `f64::max`
 //! silently drops a NaN). Numeric constructors test the number; [`Check::claim`] tests
-//! every number in its printed `ours`; [`Extremes`] folds without losing a NaN.
+//! the numbers its caller says the claim rests on (never the printed text); [`Extremes`]
+//! folds without losing a NaN.
 
 use std::io::Write;
 
@@ -139,11 +140,21 @@ impl Check {
         }
     }
 
-    /// A claim checked by a computed condition, with the tolerance in words. `ours`
-    /// prints the measurements the condition rests on: if any of them is NaN or ±inf
-    /// (or `ours` is empty), the claim is not measured and does not pass.
-    pub fn claim(result: &str, paper: &str, ours: String, tolerance: &str, pass: bool) -> Check {
-        let measured = !ours.trim().is_empty() && !prints_non_finite(&ours);
+    /// A claim checked by a computed condition, with the tolerance in words. `on` holds
+    /// the measurements the condition rests on (the numbers `ours` prints, before
+    /// formatting): if any of them is NaN or ±inf, the claim is not measured and does
+    /// not pass. A missing measurement is passed as NaN (as [`Extremes`] gives for
+    /// none); a claim on exact facts (identical schedules, integer counts) may rest on
+    /// no number at all (`&[]`).
+    pub fn claim(
+        result: &str,
+        paper: &str,
+        ours: String,
+        on: &[f64],
+        tolerance: &str,
+        pass: bool,
+    ) -> Check {
+        let measured = on.iter().all(|x| x.is_finite());
         Check {
             result: result.to_owned(),
             paper: paper.to_owned(),
@@ -170,13 +181,6 @@ impl Check {
             (false, Strength::Should) => "differs (reconstruction-sensitive)",
         }
     }
-}
-
-/// Whether `text` prints a non-finite number: a word (split at anything but letters,
-/// digits, `+`, `-` and `.`) that Rust's float formatting gives for NaN or ±inf.
-fn prints_non_finite(text: &str) -> bool {
-    text.split(|ch: char| !(ch.is_ascii_alphanumeric() || matches!(ch, '+' | '-' | '.')))
-        .any(|word| matches!(word, "NaN" | "-NaN" | "+NaN" | "inf" | "-inf" | "+inf"))
 }
 
 /// The largest and smallest of a run of measurements, NaN when there are none or any
@@ -301,22 +305,48 @@ mod tests {
                     "c",
                     "p",
                     format!("largest step up {:+.1} %", x * 100.0),
+                    &[x],
                     "t",
                     true,
                 ),
-                Check::claim("c", "p", format!("{x:.1}%, 3%"), "t", true),
-                Check::claim("c", "p", format!("{:.1} -> 2.0 ms", x), "t", true).should(),
+                // One number of several missing is enough.
+                Check::claim("c", "p", format!("{x:.1}%, 3%"), &[x, 0.03], "t", true),
+                Check::claim(
+                    "c",
+                    "p",
+                    format!("{:.1} -> 2.0 ms", x),
+                    &[x, 2.0],
+                    "t",
+                    true,
+                )
+                .should(),
+                // Whatever the text says: the numbers decide.
+                Check::claim("c", "p", "all fine".into(), &[1.0, x], "t", true),
             ] {
                 assert!(!c.pass && !c.measured, "{c:?}");
                 assert_eq!(c.verdict(), "not measured");
             }
         }
-        assert!(!Check::claim("c", "p", String::new(), "t", true).pass);
+        // A missing measurement is NaN (the largest of no measurements): never measured,
+        // never passing.
+        let none: [f64; 0] = [];
+        let c = Check::claim(
+            "c",
+            "p",
+            "-".into(),
+            &[none.into_iter().largest()],
+            "t",
+            true,
+        );
+        assert_eq!(c.verdict(), "not measured");
         let no_expectation = Check::derived("d", "fluid", f64::NAN, 1.0, 1e9, "ms");
         assert_eq!(no_expectation.verdict(), "not measured");
-        // Words that merely contain "inf" or "nan" are not numbers.
-        let c = Check::claim("c", "p", "infinite nano, info".into(), "t", true);
+        // The printed text does not decide: "NaN" in a name, finite numbers behind it.
+        let c = Check::claim("c", "p", "NaN inf, info".into(), &[1.0, 2.0], "t", true);
         assert!(c.pass && c.measured);
+        // A claim on exact facts rests on no number and is measured.
+        let c = Check::claim("c", "p", "identical".into(), &[], "t", false);
+        assert_eq!(c.verdict(), "DIFFERS");
         assert!([1.0, f64::NAN, 3.0].into_iter().largest().is_nan());
         assert!(std::iter::empty().largest().is_nan());
         assert_eq!([1.0, -2.0, 3.0].into_iter().largest(), 3.0);
