@@ -51,7 +51,8 @@ pub fn repro_shortened(name: &str, shorten: &str) -> (String, TempDir) {
 }
 
 /// Checks that the verdict table titled `title` in a reproduction's output has rows,
-/// each ending in a computed verdict, and its count line (`N of M reproduced`);
+/// each ending in a computed verdict (marked ` (timing)` for a timing result), and its
+/// count line (`N of M reproduced`);
 /// returns the number of rows.
 pub fn assert_verdicts(text: &str, title: &str) -> usize {
     assert!(text.contains(title), "no table {title:?} in\n{text}");
@@ -66,6 +67,7 @@ pub fn assert_verdicts(text: &str, title: &str) -> usize {
     assert!(!rows.is_empty(), "no verdict rows in\n{text}");
     for r in &rows {
         let r = r.trim_end();
+        let r = r.strip_suffix(" (timing)").unwrap_or(r);
         assert!(
             r.ends_with("reproduced")
                 || r.ends_with("DIFFERS")
