@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 
 use divan::Bencher;
-use linkshare_core::workload::fig13::{Op, Run, Traffic, fan_outs};
+use linkshare_core::workload::fig13::{Op, Run, Traffic, fan_outs, warm_up};
 
 fn main() {
     divan::main();
@@ -47,7 +47,8 @@ const OP_SAMPLES: u32 = 50_000;
 /// The warmed-up run of workload `name`.
 fn run(name: &str, traffic: Traffic, measured: u32) -> Run {
     let levels = fan_outs(name).expect("workload names are hierarchies");
-    Run::new(&levels, traffic, measured as usize)
+    let sessions = levels.iter().product();
+    Run::new(&levels, traffic, warm_up(sessions), measured as usize)
 }
 
 #[divan::bench(args = WORKLOADS, sample_count = PACKET_SAMPLES, sample_size = PACKETS_PER_SAMPLE)]

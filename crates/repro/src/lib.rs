@@ -33,6 +33,7 @@ mod fsc_paper;
 mod fsc_table1;
 mod fsc_www;
 mod hfsc;
+mod hfsc_fig13;
 mod hfsc_restart;
 mod hfsc_sced;
 mod hls;
@@ -45,6 +46,7 @@ pub mod runner;
 pub mod suite;
 pub mod sweep;
 pub mod tcp;
+mod timing;
 pub mod verdict;
 
 use std::path::Path;
@@ -184,6 +186,11 @@ pub const ALL: &[Repro] = &[
         name: "hfsc-fig3",
         about: "H-FSC paper Fig. 3: SCED punishes a convex session; the fair variant breaks S2",
         run: hfsc_sced::fig3,
+    },
+    Repro {
+        name: "hfsc-fig13",
+        about: "H-FSC paper Fig. 13: overhead against sessions and levels, all backlogged (timed)",
+        run: hfsc_fig13::fig13,
     },
     Repro {
         name: "sced-vs-fsc",

@@ -62,7 +62,7 @@ pub fn assert_verdicts(text: &str, title: &str) -> usize {
         .skip_while(|l| !l.contains(title))
         .skip_while(|l| !l.starts_with("result "))
         .skip(2)
-        .take_while(|l| !is_count(l))
+        .take_while(|l| !is_count(l) && !l.starts_with("(timing): "))
         .collect();
     assert!(!rows.is_empty(), "no verdict rows in\n{text}");
     for r in &rows {

@@ -59,12 +59,17 @@ pub const MAX_LEN: u32 = 1500;
 /// to `BACKLOG - 1` dequeues in a row never empties a session.
 pub const BACKLOG: u32 = 64;
 
-/// Packets forwarded before measuring: at least this many, and
+/// Packets forwarded before measuring ([`warm_up`]): at least this many, and
 /// [`WARM_UP_PER_SESSION`] per session, so that every session has been through several
 /// ON and OFF periods and the caches hold the working set.
 pub const MIN_WARM_UP: usize = 200_000;
 /// See [`MIN_WARM_UP`].
 pub const WARM_UP_PER_SESSION: usize = 40;
+
+/// The packets to forward before measuring a hierarchy of `sessions` leaves.
+pub fn warm_up(sessions: usize) -> usize {
+    (sessions * WARM_UP_PER_SESSION).max(MIN_WARM_UP)
+}
 
 /// How the sessions send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,12 +230,11 @@ impl std::fmt::Debug for Run {
 }
 
 impl Run {
-    /// The run of the hierarchy `fan_outs` with `traffic`, warmed up (see
-    /// [`MIN_WARM_UP`]), ready for at least `measured` packets without replaying its
-    /// trace.
-    pub fn new(fan_outs: &[usize], traffic: Traffic, measured: usize) -> Run {
+    /// The run of the hierarchy `fan_outs` with `traffic`, warmed up by `warm_up`
+    /// packets (usually [`warm_up`]), ready for at least `measured` packets without
+    /// replaying its trace.
+    pub fn new(fan_outs: &[usize], traffic: Traffic, warm_up: usize, measured: usize) -> Run {
         let (tree, share) = hierarchy(fan_outs);
-        let warm_up = (tree.leaves().len() * WARM_UP_PER_SESSION).max(MIN_WARM_UP);
         let source = match traffic {
             Traffic::Markov => {
                 let trace =
@@ -386,7 +390,7 @@ mod tests {
     /// no session ever falls below BACKLOG - 1 packets; the link never idles.
     #[test]
     fn backlogged_sessions_stay_backlogged() {
-        let mut run = Run::new(&[2, 3], Traffic::Backlogged, 0);
+        let mut run = Run::new(&[2, 3], Traffic::Backlogged, warm_up(6), 0);
         for _ in 0..10_000 {
             // The packet sent last is not replaced yet.
             assert_eq!(run.queued, 6 * BACKLOG as usize - 1);
