@@ -1,16 +1,18 @@
 //! Synthetic workloads that drive a scheduler directly, without the simulator: the
 //! cost benchmarks (`benches/`) and the cost reproductions (`linkshare repro
-//! hfsc-fig13`, `hls-fig12`) run the same code, so that the figures of one can be read
+//! hfsc-fig13`, `hls-fig12`) use the same code, so that the figures of one can be read
 //! beside the other's.
 //!
 //! * [`fig13`]: the H-FSC paper's Fig. 13 (two-state Markov sessions behind a busy
 //!   link, or every session continuously backlogged, under one to three levels).
+//! * [`trees`]: class trees of a given shape (binary, capped in depth).
 //! * [`Prng`]: the small deterministic generator they draw from.
 //!
 //! The packets are [`Frame`]s, a length and nothing else. Nothing here reads a clock:
 //! timing the operations is the caller's business.
 
 pub mod fig13;
+pub mod trees;
 
 use crate::sched::Packet;
 
