@@ -53,3 +53,36 @@ fn hfsc_fig13_times_every_workload_and_marks_its_checks_as_timing() {
         assert!(s.contains("Markov") && s.contains("backlogged"), "{svg}");
     }
 }
+
+/// `hls-fig12`: every scheduler, classification and leaf count timed (7 flat, 4 binary
+/// up to HTB's 128), its checks timing results, Fig. 12(a) and (b) drawn.
+#[test]
+fn hls_fig12_times_every_point_and_marks_its_checks_as_timing() {
+    let (text, dir) = repro_shortened("hls-fig12", "20");
+    assert_all_timing(&text, "hls-fig12: the paper's claims against ours");
+    let out = dir.path().join("o");
+    let csv = std::fs::read_to_string(out.join("fig12.csv")).expect("fig12.csv");
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    // (7 flat + 4 binary leaf counts) x 4 schedulers x 3 classifications.
+    assert_eq!(rows.len(), 11 * 4 * 3, "{csv}");
+    for r in &rows {
+        let ns: f64 = r[4].parse().expect("ns per packet");
+        assert!(ns > 0.0 && ns.is_finite(), "{r:?}");
+    }
+    let binary_max = rows
+        .iter()
+        .filter(|r| r[0] == "binary")
+        .map(|r| r[1].parse::<usize>().unwrap())
+        .max();
+    assert_eq!(binary_max, Some(128));
+    for svg in ["fig12a.svg", "fig12b.svg"] {
+        let s = std::fs::read_to_string(out.join(svg)).expect(svg);
+        for name in ["hls", "htb", "cbq", "fifo"] {
+            assert!(s.contains(name), "{svg} has no {name}");
+        }
+    }
+}

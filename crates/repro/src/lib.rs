@@ -37,6 +37,7 @@ mod hfsc_fig13;
 mod hfsc_restart;
 mod hfsc_sced;
 mod hls;
+mod hls_fig12;
 mod jobs;
 mod keshav_checks;
 mod keshav_cost;
@@ -161,6 +162,11 @@ pub const ALL: &[Repro] = &[
         name: "hls-exp3",
         about: "HLS paper §VIII-D: on-off classes; is the allocation unique?",
         run: hls::exp3,
+    },
+    Repro {
+        name: "hls-fig12",
+        about: "HLS paper Fig. 12: cost per packet against leaf classes, binary and flat (timed)",
+        run: hls_fig12::fig12,
     },
     Repro {
         name: "hfsc-delay",
