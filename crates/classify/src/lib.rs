@@ -68,6 +68,17 @@ impl Classifier {
         }
     }
 
+    /// A classifier that tries `rules` in order for every frame, however many there
+    /// are: no flow cache. For cost studies (`linkshare repro hls-fig12` compares the
+    /// two) and wherever frames rarely repeat their flow.
+    pub fn without_cache(rules: Vec<Rule>, default: ClassId) -> Classifier {
+        Classifier {
+            rules,
+            default,
+            cache: None,
+        }
+    }
+
     /// The rules, in order.
     pub fn rules(&self) -> &[Rule] {
         &self.rules

@@ -158,3 +158,35 @@ fn shortened_exp2_under_hls_tracks_the_reference() {
         assert_eq!(checked, 9, "{variant}: three classes in three intervals");
     }
 }
+
+/// `hls-exp3` draws Fig. 10's hierarchy (reconstructed): every class of the scenario
+/// named with its guarantee, the three sending leaves A, B1 and C1 — and only they —
+/// shaded.
+#[test]
+fn hls_exp3_draws_fig10_with_the_active_classes_shaded() {
+    let (_, dir) = common::repro_shortened("hls-exp3", "20");
+    let svg =
+        std::fs::read_to_string(dir.path().join("o").join("hierarchy.svg")).expect("hierarchy.svg");
+    for (name, guarantee) in [
+        ("link", "1gbit"),
+        ("A", "200mbit"),
+        ("B", "250mbit"),
+        ("C", "250mbit"),
+        ("B1", "50mbit"),
+        ("B2", "200mbit"),
+        ("C1", "50mbit"),
+        ("C2", "200mbit"),
+    ] {
+        assert_eq!(svg.matches(&format!(">{name}</text>")).count(), 1, "{name}");
+        assert!(svg.contains(&format!(">{guarantee}</text>")), "{guarantee}");
+    }
+    let shaded: Vec<&str> = svg
+        .split(r#"<g class="class active">"#)
+        .skip(1)
+        .map(|g| {
+            let name = g.split("</text>").next().unwrap();
+            &name[name.rfind('>').unwrap() + 1..]
+        })
+        .collect();
+    assert_eq!(shaded, ["A", "B1", "C1"]);
+}

@@ -128,35 +128,10 @@ fn keshav_config(n: usize, structure: Structure) -> KeshavConfig {
 /// Numbers of leaves of the `binary` benchmarks.
 const LEAVES: &[usize] = &[1_000, 100_000];
 
-/// A tree of `n` leaves under a link of [`tree`]'s rate: the root's children split the
-/// leaves in halves, recursively, so that the tree is binary and `ceil(log2 n)` levels
-/// deep — except that at depth `max_depth` a class takes all the leaves of its part as
-/// its children (HTB allows 8 levels, the link included: `max_depth` 6 puts the leaves
-/// at depth 7). Classes have no parameters: every class gets the defaults (equal
-/// weights; for HTB, half its parent's rate).
+/// [`linkshare_core::workload::trees::binary_tree`] of `n` leaves under [`tree`]'s link
+/// rate, binary down to depth `max_depth`.
 fn binary_tree(n: usize, max_depth: u32) -> ClassTree {
-    fn split(specs: &mut Vec<ClassSpec>, parent: Option<&str>, n: usize, depth: u32, max: u32) {
-        if n == 1 || depth == max {
-            for _ in 0..n {
-                let name = format!("c{}", specs.len());
-                specs.push(ClassSpec::new(&name, parent));
-            }
-            return;
-        }
-        for part in [n.div_ceil(2), n / 2] {
-            let name = format!("c{}", specs.len());
-            specs.push(ClassSpec::new(&name, parent));
-            split(specs, Some(&name), part, depth + 1, max);
-        }
-    }
-    let mut specs = Vec::new();
-    split(&mut specs, None, n, 0, max_depth);
-    let link = LinkSpec {
-        name: "link".into(),
-        rate: tree(1).link_rate(),
-        origin: None,
-    };
-    ClassTree::build(link, specs).expect("binary trees are valid")
+    linkshare_core::workload::trees::binary_tree(tree(1).link_rate(), n, max_depth)
 }
 
 /// A flat tree like [`tree`] where every class has `rt = ls = linear(C / n)`: H-FSC's

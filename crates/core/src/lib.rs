@@ -16,6 +16,8 @@
 //! * [`port`]: an egress port (qdisc + line rate + per-packet overhead).
 //! * [`perflow`]: per-flow classes, instances of a template handed to flows as they come.
 //! * [`echo`]: user input quoted back in messages, cut to a readable length.
+//! * [`workload`]: synthetic workloads that drive a scheduler directly, shared by the
+//!   cost benchmarks and the cost reproductions.
 //! * `testing` (feature `testing`): the conformance harness every scheduler is run
 //!   through, and test fixtures.
 #![warn(missing_docs)]
@@ -33,6 +35,7 @@ pub mod stats;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod units;
+pub mod workload;
 
 pub use hierarchy::{ClassId, ClassTree};
 pub use sched::{Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler};

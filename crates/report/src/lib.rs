@@ -10,7 +10,7 @@
 //!   columns (the Python module's DataFrames).
 //! * [`spill`]: the per-packet records of a run kept in a temporary file while it runs.
 //! * [`plots`]: the run's and a comparison's charts, drawn with [`svg`], a small
-//!   deterministic SVG line-chart library.
+//!   deterministic SVG line-chart library; [`tree`]: a class tree drawn as SVG.
 //! * [`table`]: terminal tables; [`quality`] and [`reference`]: what every class should
 //!   get (the HMM-fair reference per interval of constant demand) beside what it got.
 //!
@@ -38,6 +38,7 @@ pub mod spill;
 pub mod summary;
 pub mod svg;
 pub mod table;
+pub mod tree;
 
 use std::fmt;
 use std::fs;

@@ -1009,7 +1009,7 @@ fn number(v: f64, decimals: usize) -> String {
 }
 
 /// Escapes text for SVG.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

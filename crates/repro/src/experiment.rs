@@ -478,6 +478,26 @@ pub fn footer(out: &mut dyn Write, runs: &[VariantRuns]) -> Result<(), ReproErro
     write!(out, "\nfiles written:\n{}", files_listing(&files)).map_err(stdout_failure)
 }
 
+/// Draws the variant's class tree to `dir/hierarchy.svg`, titled `title`: every class
+/// with its guarantee, the leaves with traffic shaded ([`linkshare_report::tree`]).
+pub fn draw_hierarchy(
+    v: &mut VariantRuns,
+    dir: &std::path::Path,
+    title: &str,
+) -> Result<(), ReproError> {
+    let tree = v.tree();
+    let active: Vec<linkshare_core::hierarchy::ClassId> = v
+        .shown_classes()
+        .into_iter()
+        .map(|c| &tree.classes()[c])
+        .filter(|c| c.is_leaf())
+        .map(|c| c.id)
+        .collect();
+    let svg = linkshare_report::tree::class_tree(title, tree, &active);
+    v.written.write(dir, "hierarchy.svg", svg.as_bytes())?;
+    Ok(())
+}
+
 /// The directory of a variant's outputs: `opts.out/<name>`, or `opts.out` for a
 /// reproduction without variants.
 pub fn variant_dir(opts: &Options<'_>, v: &Variant) -> std::path::PathBuf {

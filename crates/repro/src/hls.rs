@@ -6,9 +6,9 @@ use std::io::Write;
 use linkshare_core::sched::SchedulerKind;
 
 use crate::experiment::{
-    Variant, VariantRuns, footer, guarantee_check, header, hmm_fair_check, load, print_missing,
-    print_variant, run_scenario, run_variant, schedulers, shorten_times, span, variant_dir,
-    variant_prefix,
+    Variant, VariantRuns, draw_hierarchy, footer, guarantee_check, header, hmm_fair_check, load,
+    print_missing, print_variant, run_scenario, run_variant, schedulers, shorten_times, span,
+    variant_dir, variant_prefix,
 };
 use crate::verdict::{self, Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
@@ -78,7 +78,16 @@ pub fn exp2(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
     print_missing(out, &missing)?;
     let mut all: Vec<VariantRuns> = Vec::new();
     for variant in EXP2 {
-        let v = run_variant(variant, &kinds, opts, &variant_dir(opts, &variant))?;
+        let dir = variant_dir(opts, &variant);
+        let mut v = run_variant(variant, &kinds, opts, &dir)?;
+        draw_hierarchy(
+            &mut v,
+            &dir,
+            &format!(
+                "hls-exp2 {}: the hierarchy (shaded: leaves with traffic)",
+                variant.name.unwrap_or("")
+            ),
+        )?;
         writeln!(
             out,
             "\nvariant {} ({}):",
@@ -363,7 +372,13 @@ pub fn exp3(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
         ],
     )?;
     print_missing(out, &missing)?;
-    let v = run_variant(EXP3, &kinds, opts, &variant_dir(opts, &EXP3))?;
+    let dir = variant_dir(opts, &EXP3);
+    let mut v = run_variant(EXP3, &kinds, opts, &dir)?;
+    draw_hierarchy(
+        &mut v,
+        &dir,
+        "HLS paper Fig. 10 (reconstructed): the hierarchy of hls-exp3, active classes shaded",
+    )?;
     print_variant(out, &v)?;
     let (table, mut checks) = on_periods(&v);
     writeln!(

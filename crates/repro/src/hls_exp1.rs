@@ -37,8 +37,9 @@ use linkshare_sim::RunResult;
 use linkshare_sim::config::LinkId;
 
 use crate::experiment::{
-    GUARANTEE_KEPT, HMM_FAIR_TOLERANCE, Variant, footer, header, load, measurement_windows,
-    print_missing, print_variant, run_scenario, schedulers, shorten_times, span,
+    GUARANTEE_KEPT, HMM_FAIR_TOLERANCE, Variant, draw_hierarchy, footer, header, load,
+    measurement_windows, print_missing, print_variant, run_scenario, schedulers, shorten_times,
+    span,
 };
 use crate::hls::CHOSEN;
 use crate::runner::{Job, run_parallel};
@@ -611,6 +612,11 @@ pub fn exp1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repro
         .collect();
     verdict::print(out, "hls-exp1: paper against ours", &checks)?;
     representatives[0].written.files.splice(0..0, written.files);
+    draw_hierarchy(
+        &mut representatives[0],
+        opts.out,
+        "hls-exp1: Fig. 1's hierarchy with the reconstructed guarantees (shaded: leaves with traffic)",
+    )?;
     footer(out, &representatives)?;
     Ok(checks)
 }

@@ -35,10 +35,12 @@ mod fsc_paper;
 mod fsc_table1;
 mod fsc_www;
 mod hfsc;
+mod hfsc_fig13;
 mod hfsc_restart;
 mod hfsc_sced;
 mod hls;
 mod hls_exp1;
+mod hls_fig12;
 mod jobs;
 mod keshav_checks;
 mod keshav_cost;
@@ -48,6 +50,7 @@ pub mod runner;
 pub mod suite;
 pub mod sweep;
 pub mod tcp;
+mod timing;
 pub mod verdict;
 
 use std::path::Path;
@@ -164,6 +167,11 @@ pub const ALL: &[Repro] = &[
         run: hls::exp3,
     },
     Repro {
+        name: "hls-fig12",
+        about: "HLS paper Fig. 12: cost per packet against leaf classes, binary and flat (timed)",
+        run: hls_fig12::fig12,
+    },
+    Repro {
         name: "hfsc-delay",
         about: "H-FSC paper Figs. 10, 11: audio and video delays under H-FSC and H-WF2Q+",
         run: hfsc::delay,
@@ -187,6 +195,11 @@ pub const ALL: &[Repro] = &[
         name: "hfsc-fig3",
         about: "H-FSC paper Fig. 3: SCED punishes a convex session; the fair variant breaks S2",
         run: hfsc_sced::fig3,
+    },
+    Repro {
+        name: "hfsc-fig13",
+        about: "H-FSC paper Fig. 13: overhead against sessions and levels, all backlogged (timed)",
+        run: hfsc_fig13::fig13,
     },
     Repro {
         name: "sced-vs-fsc",

@@ -93,10 +93,14 @@ fn checks_table(checks: &[Check]) -> String {
             escape(&c.paper),
             escape(&c.ours),
             escape(&c.tolerance),
-            escape(c.verdict()),
+            escape(&c.verdict_label()),
         );
     }
     s.push_str("</tbody>\n</table>\n");
+    let legend = crate::verdict::legend(checks.iter());
+    if !legend.is_empty() {
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", escape(legend.trim_end()));
+    }
     s
 }
 

@@ -10,6 +10,10 @@
 //! reproduces but was not recorded. Runs with a combination that was never recorded
 //! are not compared, and say so.
 //!
+//! A timing result ([`Check::timing`]: measured with the machine's clock) is printed
+//! with its verdict but neither recorded nor compared: the check must not depend on the
+//! load of the machine that runs it.
+//!
 //! A result is named `<reproduction>: <result>` ([`Outcome::keys`]); the names are
 //! unique (a reproduction with two checks of the same name is a bug, reported as an
 //! error of that reproduction).
@@ -34,12 +38,13 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The names of the checks that reproduced (`<name>: <result>`).
+    /// The names of the checks that reproduced (`<name>: <result>`), timing results
+    /// left out (they are never recorded or compared).
     pub fn reproduced(&self) -> impl Iterator<Item = String> + '_ {
         self.checks
             .iter()
             .flatten()
-            .filter(|c| c.pass)
+            .filter(|c| c.pass && !c.machine_dependent)
             .map(|c| format!("{}: {}", self.name, c.result))
     }
 }
@@ -98,7 +103,13 @@ pub fn print_table(out: &mut dyn Write, outcomes: &[Outcome]) -> Result<(), Repr
         .flat_map(|o| o.checks.iter().flatten().map(move |c| (o.name, c)))
         .collect();
     let passed = rows.iter().filter(|(_, c)| c.pass).count();
-    write!(out, "{}", verdict::table(&rows).render()).map_err(stdout_failure)?;
+    write!(
+        out,
+        "{}{}",
+        verdict::table(&rows).render(),
+        verdict::legend(rows.iter().map(|(_, c)| *c))
+    )
+    .map_err(stdout_failure)?;
     for o in outcomes {
         if let Err(e) = &o.checks {
             writeln!(out, "{}: could not run: {e}", o.name).map_err(stdout_failure)?;
@@ -274,6 +285,29 @@ mod tests {
         assert!(!e.compare(&later, 1, 5).recorded);
         // The text round-trips.
         assert_eq!(Expected::parse(&e.to_toml()).unwrap(), e);
+    }
+
+    /// A timing result is neither recorded nor compared, whether it passes or not.
+    #[test]
+    fn timing_results_are_never_recorded_or_compared() {
+        let with = |pass: bool| Outcome {
+            name: "a",
+            checks: Ok(vec![
+                Check::claim("x", "p", "o".to_owned(), "t", true),
+                Check::claim("speed", "p", "o".to_owned(), "t", pass).timing(),
+            ]),
+        };
+        let e = Expected::default().record(&[with(true)], 20, 1);
+        assert_eq!(e.get(20, 1).unwrap().reproduced, ["a: x"]);
+        for pass in [true, false] {
+            let c = e.compare(&[with(pass)], 20, 1);
+            assert!(c.regressions.is_empty() && c.new.is_empty(), "{c:?}");
+        }
+        let mut text = Vec::new();
+        print_table(&mut text, &[with(false)]).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("DIFFERS (timing)"), "{text}");
+        assert!(text.contains(verdict::TIMING_LEGEND), "{text}");
     }
 
     #[test]

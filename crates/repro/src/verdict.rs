@@ -13,6 +13,12 @@
 //! recorded ([`crate::suite`]). A check's [`Check::result`] names it there, so it is
 //! written without measured numbers and is unique within its reproduction.
 //!
+//! A check can be marked [`Check::timing`]: its measurement is a time taken with this
+//! machine's clock (a cost study), so it depends on the machine and its load. Its verdict
+//! is printed with the mark ` (timing)` and the legend [`TIMING_LEGEND`]; `repro --all`
+//! neither records it in `expected.toml` nor compares it, so that CI never depends on
+//! the load of the machine it runs on.
+//!
 //! A measurement that is missing or not a finite number (NaN, ±inf: an empty run, a
 //! point the sweep did not reach, a ratio over zero) is *not measured*: its check never
 //! passes, whatever the comparison would say (`-inf <= 10 %` is true, and `f64::max`
@@ -54,7 +60,15 @@ pub struct Check {
     pub measured: bool,
     /// Must or should.
     pub strength: Strength,
+    /// Whether the measurement is a time taken with the machine's clock (see
+    /// [`Check::timing`]).
+    pub machine_dependent: bool,
 }
+
+/// The legend printed under a table with timing results.
+pub const TIMING_LEGEND: &str = "(timing): measured with this machine's clock, so it \
+     depends on the machine and its load; `repro --all` prints it but neither records it \
+     in expected.toml nor compares it";
 
 impl Check {
     /// `ours` within `rel` (a fraction) of the paper's `paper` (not measured when either
@@ -71,6 +85,7 @@ impl Check {
                 && (ours - paper).abs() <= rel * paper.abs(),
             measured: ours.is_finite() && paper.is_finite(),
             strength: Strength::Must,
+            machine_dependent: false,
         }
     }
 
@@ -106,6 +121,7 @@ impl Check {
             pass: ours.is_finite() && (ours - paper).abs() <= unit_step * (1.0 + 1e-9),
             measured: ours.is_finite(),
             strength: Strength::Must,
+            machine_dependent: false,
         }
     }
 
@@ -119,6 +135,7 @@ impl Check {
             pass: ours.is_finite() && (lo..=hi).contains(&ours),
             measured: ours.is_finite(),
             strength: Strength::Must,
+            machine_dependent: false,
         }
     }
 
@@ -163,6 +180,7 @@ impl Check {
             pass: measured && pass,
             measured,
             strength: Strength::Must,
+            machine_dependent: false,
         }
     }
 
@@ -170,6 +188,22 @@ impl Check {
     pub fn should(mut self) -> Check {
         self.strength = Strength::Should;
         self
+    }
+
+    /// The same check, marked as a timing result: printed with its verdict, never
+    /// recorded or compared by `repro --all`.
+    pub fn timing(mut self) -> Check {
+        self.machine_dependent = true;
+        self
+    }
+
+    /// The verdict as printed: its word, and ` (timing)` for a timing result.
+    pub fn verdict_label(&self) -> String {
+        if self.machine_dependent {
+            format!("{} (timing)", self.verdict())
+        } else {
+            self.verdict().to_owned()
+        }
     }
 
     /// The verdict's word.
@@ -243,20 +277,32 @@ pub fn table(checks: &[(&str, &Check)]) -> TextTable {
             c.paper.clone(),
             c.ours.clone(),
             c.tolerance.clone(),
-            c.verdict().to_owned(),
+            c.verdict_label(),
         ]);
     }
     t
 }
 
-/// Prints `checks` as one table: result | paper | ours | tolerance | verdict, and a count.
+/// The legend line for `checks`: [`TIMING_LEGEND`] when one is a timing result, else
+/// nothing.
+pub fn legend<'a>(mut checks: impl Iterator<Item = &'a Check>) -> String {
+    if checks.any(|c| c.machine_dependent) {
+        format!("{TIMING_LEGEND}\n")
+    } else {
+        String::new()
+    }
+}
+
+/// Prints `checks` as one table: result | paper | ours | tolerance | verdict, the
+/// legend of timing results if there are any, and a count.
 pub fn print(out: &mut dyn Write, title: &str, checks: &[Check]) -> Result<(), ReproError> {
     let rows: Vec<(&str, &Check)> = checks.iter().map(|c| ("", c)).collect();
     let passed = checks.iter().filter(|c| c.pass).count();
     write!(
         out,
-        "\n{title}\n{}{passed} of {} reproduced\n",
+        "\n{title}\n{}{}{passed} of {} reproduced\n",
         table(&rows).render(),
+        legend(checks.iter()),
         checks.len()
     )
     .map_err(stdout_failure)
@@ -290,6 +336,23 @@ mod tests {
         assert_eq!(s.verdict(), "differs (reconstruction-sensitive)");
         assert_eq!(short(0.1000), "0.1");
         assert_eq!(short(3600.0), "3600");
+    }
+
+    #[test]
+    fn a_timing_result_says_so() {
+        let plain = Check::at_most("x", "p", 1.2, 1.5, "");
+        assert!(!plain.machine_dependent);
+        assert_eq!(plain.verdict_label(), "reproduced");
+        assert_eq!(legend([&plain].into_iter()), "");
+        let timed = plain.clone().timing();
+        assert_eq!(timed.verdict(), "reproduced");
+        assert_eq!(timed.verdict_label(), "reproduced (timing)");
+        assert!(legend([&plain, &timed].into_iter()).starts_with("(timing): "));
+        let mut text = Vec::new();
+        print(&mut text, "t", &[plain, timed]).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("reproduced (timing)\n"), "{text}");
+        assert!(text.contains(TIMING_LEGEND), "{text}");
     }
 
     #[test]

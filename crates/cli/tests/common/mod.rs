@@ -51,7 +51,8 @@ pub fn repro_shortened(name: &str, shorten: &str) -> (String, TempDir) {
 }
 
 /// Checks that the verdict table titled `title` in a reproduction's output has rows,
-/// each ending in a computed verdict, and its count line (`N of M reproduced`);
+/// each ending in a computed verdict (marked ` (timing)` for a timing result), and its
+/// count line (`N of M reproduced`);
 /// returns the number of rows.
 pub fn assert_verdicts(text: &str, title: &str) -> usize {
     assert!(text.contains(title), "no table {title:?} in\n{text}");
@@ -61,11 +62,12 @@ pub fn assert_verdicts(text: &str, title: &str) -> usize {
         .skip_while(|l| !l.contains(title))
         .skip_while(|l| !l.starts_with("result "))
         .skip(2)
-        .take_while(|l| !is_count(l))
+        .take_while(|l| !is_count(l) && !l.starts_with("(timing): "))
         .collect();
     assert!(!rows.is_empty(), "no verdict rows in\n{text}");
     for r in &rows {
         let r = r.trim_end();
+        let r = r.strip_suffix(" (timing)").unwrap_or(r);
         assert!(
             r.ends_with("reproduced")
                 || r.ends_with("DIFFERS")
