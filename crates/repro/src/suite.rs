@@ -293,8 +293,8 @@ mod tests {
         let with = |pass: bool| Outcome {
             name: "a",
             checks: Ok(vec![
-                Check::claim("x", "p", "o".to_owned(), "t", true),
-                Check::claim("speed", "p", "o".to_owned(), "t", pass).timing(),
+                Check::claim("x", "p", "o".to_owned(), &[1.0], "t", true),
+                Check::claim("speed", "p", "o".to_owned(), &[1.0], "t", pass).timing(),
             ]),
         };
         let e = Expected::default().record(&[with(true)], 20, 1);
