@@ -475,7 +475,12 @@ pub fn footer(out: &mut dyn Write, runs: &[VariantRuns]) -> Result<(), ReproErro
         .iter()
         .flat_map(|v| v.written.files.iter().cloned())
         .collect();
-    write!(out, "\nfiles written:\n{}", files_listing(&files)).map_err(stdout_failure)
+    print_files(out, &files)
+}
+
+/// Prints the list of files a reproduction wrote, under "files written:".
+pub fn print_files(out: &mut dyn Write, files: &[std::path::PathBuf]) -> Result<(), ReproError> {
+    write!(out, "\nfiles written:\n{}", files_listing(files)).map_err(stdout_failure)
 }
 
 /// Draws the variant's class tree to `dir/hierarchy.svg`, titled `title`: every class

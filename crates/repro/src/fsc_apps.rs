@@ -192,12 +192,7 @@ pub fn exp(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
         .should(),
     ];
     verdict::print(out, "fsc-exp: paper against ours", &checks)?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }
 
@@ -469,11 +464,6 @@ pub fn mix(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
         .should(),
     ];
     verdict::print(out, "fsc-mix: paper against ours", &checks)?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }

@@ -581,12 +581,7 @@ pub fn onoff(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
     out.write_all(text.as_bytes()).map_err(stdout_failure)?;
     let checks = checks(&panels, &extra, baseline_tcp, baseline_udp);
     verdict::print(out, "fsc-onoff: paper against ours", &checks)?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }
 

@@ -217,11 +217,6 @@ pub fn table1(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Rep
         .should(),
     ];
     verdict::print(out, "fsc-table1: paper against ours", &checks)?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }

@@ -352,11 +352,6 @@ pub fn www(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, ReproE
         .should(),
     ];
     verdict::print(out, "fsc-www: paper against ours", &checks)?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }

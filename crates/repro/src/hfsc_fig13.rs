@@ -24,7 +24,7 @@ use linkshare_report::svg::{Axis, LineChart, Scale, Series};
 use linkshare_report::table::TextTable;
 use linkshare_report::{Written, create_dir};
 
-use crate::timing::{Loop, Sampling, conditions, interleaved_medians, median};
+use crate::timing::{Loop, Sampling, conditions, interleaved_medians, median, repeat};
 use crate::verdict::{self, Check};
 use crate::{Options, ReproError, stdout_failure};
 
@@ -120,13 +120,7 @@ fn measure(shorten: u32) -> Vec<Measured> {
     let per_packet = {
         let mut loops: Vec<Loop<'_>> = runs
             .iter_mut()
-            .map(|run| -> Loop<'_> {
-                Box::new(move |k| {
-                    for _ in 0..k {
-                        run.packet();
-                    }
-                })
-            })
+            .map(|run| repeat(run, |r| r.packet()))
             .collect();
         interleaved_medians(&mut loops, sampling)
     };
@@ -419,11 +413,6 @@ pub fn fig13(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
     let [a, b] = figures(&m);
     written.write(opts.out, "fig13a.svg", a.render().as_bytes())?;
     written.write(opts.out, "fig13b.svg", b.render().as_bytes())?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }

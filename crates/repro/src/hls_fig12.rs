@@ -35,7 +35,7 @@ use linkshare_report::svg::{Axis, Dash, LineChart, Scale, Series};
 use linkshare_report::table::TextTable;
 use linkshare_report::{Written, create_dir};
 
-use crate::timing::{Loop, Sampling, conditions, interleaved_medians};
+use crate::timing::{Loop, Sampling, conditions, interleaved_medians, repeat};
 use crate::verdict::{self, Check, Extremes};
 use crate::{Options, ReproError, stdout_failure};
 
@@ -315,13 +315,7 @@ fn measure(shorten: u32) -> Result<Vec<Point>, ReproError> {
     }
     let mut loops: Vec<Loop<'_>> = runs
         .iter_mut()
-        .map(|run| -> Loop<'_> {
-            Box::new(move |k| {
-                for _ in 0..k {
-                    run.packet();
-                }
-            })
-        })
+        .map(|run| repeat(run, |r| r.packet()))
         .collect();
     let ns = interleaved_medians(&mut loops, sampling(shorten));
     for (p, ns) in points.iter_mut().zip(ns) {
@@ -578,11 +572,6 @@ pub fn fig12(opts: &Options<'_>, out: &mut dyn Write) -> Result<Vec<Check>, Repr
         "fig12b.svg",
         figure(&p, Shape::Flat).render().as_bytes(),
     )?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }

@@ -540,11 +540,6 @@ pub fn keshav_cost(
     linkshare_report::create_dir(opts.out)?;
     let mut written = Written::default();
     keshav_figures::write(opts.out, &mut written, &grids, &calibration, length)?;
-    write!(
-        out,
-        "\nfiles written:\n{}",
-        linkshare_report::files_listing(&written.files)
-    )
-    .map_err(stdout_failure)?;
+    crate::experiment::print_files(out, &written.files)?;
     Ok(checks)
 }

@@ -14,6 +14,15 @@ use std::time::Instant;
 /// One loop to time: `run(k)` does `k` iterations.
 pub(crate) type Loop<'a> = Box<dyn FnMut(usize) + 'a>;
 
+/// The loop that calls `step(run)` once per iteration.
+pub(crate) fn repeat<'a, T>(run: &'a mut T, step: fn(&mut T)) -> Loop<'a> {
+    Box::new(move |k| {
+        for _ in 0..k {
+            step(run);
+        }
+    })
+}
+
 /// How a loop is sampled.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sampling {
