@@ -283,6 +283,22 @@ impl Mapping {
 type Tick = (f64, String);
 
 impl LineChart {
+    /// Every series' points in pixels under the mappings `xm` and `ym`, and its SVG path.
+    fn drawn(&self, xm: &Mapping, ym: &Mapping) -> (Vec<Vec<(f64, f64)>>, Vec<String>) {
+        let pixels: Vec<Vec<(f64, f64)>> = self
+            .series
+            .iter()
+            .map(|x| pixel_points(x, xm, ym))
+            .collect();
+        let paths = self
+            .series
+            .iter()
+            .zip(&pixels)
+            .map(|(x, p)| path(x.step, p))
+            .collect();
+        (pixels, paths)
+    }
+
     /// An empty chart with linear axes.
     pub fn new(
         title: impl Into<String>,
@@ -323,17 +339,7 @@ impl LineChart {
         // names, which say which lines coincide: found on the narrowest legend first.
         let overlaps = {
             let xm = x_mapping(WIDTH - MIN_LEGEND - 24.0);
-            let pixels: Vec<Vec<(f64, f64)>> = self
-                .series
-                .iter()
-                .map(|x| pixel_points(x, &xm, &ym))
-                .collect();
-            let paths: Vec<String> = self
-                .series
-                .iter()
-                .zip(&pixels)
-                .map(|(x, p)| path(x.step, p))
-                .collect();
+            let (pixels, paths) = self.drawn(&xm, &ym);
             overlaps(&self.series, &pixels, &paths, bottom)
         };
         let names = self.legend_names(&overlaps);
@@ -438,17 +444,7 @@ impl LineChart {
             s,
             r#"<g clip-path="url(#plot-area)" fill="none" stroke-width="2" stroke-linejoin="round">"#
         );
-        let pixels: Vec<Vec<(f64, f64)>> = self
-            .series
-            .iter()
-            .map(|x| pixel_points(x, &xm, &ym))
-            .collect();
-        let paths: Vec<String> = self
-            .series
-            .iter()
-            .zip(&pixels)
-            .map(|(x, p)| path(x.step, p))
-            .collect();
+        let (pixels, paths) = self.drawn(&xm, &ym);
         for (i, (series, d)) in self.series.iter().zip(&paths).enumerate() {
             if d.is_empty() {
                 continue;
