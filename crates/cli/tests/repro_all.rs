@@ -60,17 +60,7 @@ fn every_reproduction_runs_and_nothing_recorded_regressed() {
         text.contains("neither records it in expected.toml"),
         "{text}"
     );
-    for r in &rows {
-        let r = r.trim_end();
-        let r = r.strip_suffix(" (timing)").unwrap_or(r);
-        assert!(
-            r.ends_with("reproduced")
-                || r.ends_with("DIFFERS")
-                || r.ends_with("not measured")
-                || r.ends_with("(reconstruction-sensitive)"),
-            "a row without a verdict: {r}"
-        );
-    }
+    common::assert_rows_end_in_a_verdict(&rows);
     assert!(
         text.contains(&format!(
             "results reproduced, in {} reproductions",

@@ -5,7 +5,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use linkshare_repro::{Options, page, suite};
+use linkshare_repro::{page, suite};
 
 use super::{Global, OutputArgs, TerminalProgress, stdout};
 use crate::error::{Failure, stdout_failure};
@@ -35,15 +35,15 @@ pub fn run(args: &ReportArgs, global: &Global) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| super::default_out("report"));
     let progress = TerminalProgress::new(global);
-    let options = Options {
-        out: &out,
-        only: None,
-        shorten: args.shorten,
-        progress: &progress,
-        seeds: args.seeds,
-        write: args.output.write_options(),
-        memory_budget: Some(global.memory_budget()),
-    };
+    let options = super::repro::options(
+        &out,
+        None,
+        args.shorten,
+        args.seeds,
+        &args.output,
+        &progress,
+        global,
+    );
     let outcomes = suite::run_all(&options, &mut |r| {
         if !global.quiet {
             eprintln!("report: running {} ...", r.name);

@@ -4,7 +4,9 @@
 //! ([`linkshare_repro::suite`]).
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use linkshare_core::sched::SchedulerKind;
 
 use linkshare_repro::suite::{self, EXPECTED_TOML, Expected};
 use linkshare_repro::{ALL, Options, find, listing};
@@ -84,22 +86,44 @@ pub fn run(args: &ReproArgs, global: &Global) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| super::default_out("repro").join(repro.name));
     let progress = TerminalProgress::new(global);
-    let options = Options {
-        out: &out,
-        only: only.as_deref(),
-        shorten: args.shorten,
-        progress: &progress,
-        seeds: args.seeds,
-        write: args.output.write_options(),
-        memory_budget: Some(global.memory_budget()),
-    };
+    let options = options(
+        &out,
+        only.as_deref(),
+        args.shorten,
+        args.seeds,
+        &args.output,
+        &progress,
+        global,
+    );
     let mut so = stdout(global);
     (repro.run)(&options, &mut so)?;
     so.flush().map_err(stdout_failure)
 }
 
+/// The options of reproductions run from the command line: where they write, which
+/// schedulers, and the arguments `repro` and `report` share.
+pub(super) fn options<'a>(
+    out: &'a Path,
+    only: Option<&'a [SchedulerKind]>,
+    shorten: u32,
+    seeds: u32,
+    output: &OutputArgs,
+    progress: &'a TerminalProgress,
+    global: &Global,
+) -> Options<'a> {
+    Options {
+        out,
+        only,
+        shorten,
+        progress,
+        seeds,
+        write: output.write_options(),
+        memory_budget: Some(global.memory_budget()),
+    }
+}
+
 /// `--schedulers`, parsed.
-fn only(args: &ReproArgs) -> Result<Option<Vec<linkshare_core::sched::SchedulerKind>>, Failure> {
+fn only(args: &ReproArgs) -> Result<Option<Vec<SchedulerKind>>, Failure> {
     if args.schedulers.is_empty() {
         return Ok(None);
     }
@@ -118,15 +142,15 @@ fn run_all(args: &ReproArgs, global: &Global) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| super::default_out("repro"));
     let progress = TerminalProgress::new(global);
-    let options = Options {
-        out: &out,
-        only: only.as_deref(),
-        shorten: args.shorten,
-        progress: &progress,
-        seeds: args.seeds,
-        write: args.output.write_options(),
-        memory_budget: Some(global.memory_budget()),
-    };
+    let options = options(
+        &out,
+        only.as_deref(),
+        args.shorten,
+        args.seeds,
+        &args.output,
+        &progress,
+        global,
+    );
     let outcomes = suite::run_all(&options, &mut |r| {
         if !global.quiet {
             eprintln!("repro --all: running {} ...", r.name);

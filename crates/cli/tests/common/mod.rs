@@ -50,6 +50,22 @@ pub fn repro_shortened(name: &str, shorten: &str) -> (String, TempDir) {
     (stdout(&o), dir)
 }
 
+/// Checks that every row of a verdict table ends in a verdict, a timing result's after
+/// its ` (timing)` mark.
+pub fn assert_rows_end_in_a_verdict(rows: &[&str]) {
+    for r in rows {
+        let r = r.trim_end();
+        let r = r.strip_suffix(" (timing)").unwrap_or(r);
+        assert!(
+            r.ends_with("reproduced")
+                || r.ends_with("DIFFERS")
+                || r.ends_with("not measured")
+                || r.ends_with("(reconstruction-sensitive)"),
+            "a row without a verdict: {r}"
+        );
+    }
+}
+
 /// Checks that the verdict table titled `title` in a reproduction's output has rows,
 /// each ending in a computed verdict (marked ` (timing)` for a timing result), and its
 /// count line (`N of M reproduced`);
@@ -65,17 +81,7 @@ pub fn assert_verdicts(text: &str, title: &str) -> usize {
         .take_while(|l| !is_count(l) && !l.starts_with("(timing): "))
         .collect();
     assert!(!rows.is_empty(), "no verdict rows in\n{text}");
-    for r in &rows {
-        let r = r.trim_end();
-        let r = r.strip_suffix(" (timing)").unwrap_or(r);
-        assert!(
-            r.ends_with("reproduced")
-                || r.ends_with("DIFFERS")
-                || r.ends_with("not measured")
-                || r.ends_with("(reconstruction-sensitive)"),
-            "a row without a verdict: {r}"
-        );
-    }
+    assert_rows_end_in_a_verdict(&rows);
     assert!(text.contains(" reproduced\n"), "no count line in\n{text}");
     rows.len()
 }
