@@ -726,10 +726,9 @@ pub fn compare_delay_cdf(scenario: &str, runs: &[(String, RunResult)]) -> LineCh
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linkshare_core::buffer::BufferConfig;
     use linkshare_core::hierarchy::ClassTree;
     use linkshare_core::sched::SchedulerKind;
-    use linkshare_core::units::{Bytes, Rate};
+    use linkshare_core::units::Rate;
     use linkshare_sim::Simulator;
     use linkshare_sim::config::{LinkConfig, NodeId, SimConfig, SourceConfig};
     use std::sync::Arc;
@@ -739,17 +738,13 @@ mod tests {
     fn run(n: usize) -> RunResult {
         let rate = Rate::from_mbit(10);
         let duration = Duration::from_secs(1);
-        let link = LinkConfig {
-            name: "l".into(),
-            from: NodeId(0),
-            to: NodeId(1),
-            rate,
-            delay: Duration::ZERO,
-            overhead: Bytes::ZERO,
-            classes: Arc::new(ClassTree::flat(rate, n)),
-            scheduler: SchedulerKind::Drr.into(),
-            buffer: BufferConfig::default(),
-        };
+        let link = LinkConfig::new(
+            "l",
+            NodeId(0),
+            NodeId(1),
+            Arc::new(ClassTree::flat(rate, n)),
+            SchedulerKind::Drr,
+        );
         let config = SimConfig::one_flow_per_leaf(link, duration, |i| SourceConfig::Cbr {
             rate: Rate(10_000 * (i as u64 + 1)),
             size: 100,
@@ -815,18 +810,7 @@ mod tests {
     /// order) sending CBR at `(i + 1) * 100` Mbit/s for 20 ms.
     fn hierarchy_run(kind: SchedulerKind) -> RunResult {
         let tree = linkshare_core::testing::hls_fig1();
-        let rate = tree.link_rate();
-        let link = LinkConfig {
-            name: "l".into(),
-            from: NodeId(0),
-            to: NodeId(1),
-            rate,
-            delay: Duration::ZERO,
-            overhead: Bytes::ZERO,
-            classes: Arc::new(tree),
-            scheduler: kind.into(),
-            buffer: BufferConfig::default(),
-        };
+        let link = LinkConfig::new("l", NodeId(0), NodeId(1), Arc::new(tree), kind);
         let mut config =
             SimConfig::one_flow_per_leaf(link, Duration::from_millis(20), |i| SourceConfig::Cbr {
                 rate: Rate::from_mbit(100 * (i as u64 + 1)),

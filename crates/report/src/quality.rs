@@ -525,7 +525,6 @@ mod tests {
     use super::*;
     use crate::spill::Spill;
     use linkshare_analysis::quality::{empirical_alpha, max_gap};
-    use linkshare_core::buffer::BufferConfig;
     use linkshare_core::sched::SchedulerKind;
     use linkshare_core::testing::hls_fig1;
     use linkshare_core::units::Duration;
@@ -540,15 +539,8 @@ mod tests {
         let rate = tree.link_rate();
         let duration = Duration::from_millis(50);
         let link = LinkConfig {
-            name: "l".into(),
-            from: NodeId(0),
-            to: NodeId(1),
-            rate,
-            delay: Duration::ZERO,
             overhead: Bytes(24),
-            classes: Arc::clone(&tree),
-            scheduler: SchedulerKind::Hdrr.into(),
-            buffer: BufferConfig::default(),
+            ..LinkConfig::new("l", NodeId(0), NodeId(1), tree, SchedulerKind::Hdrr)
         };
         let mut config = SimConfig::one_flow_per_leaf(link, duration, |i| SourceConfig::Poisson {
             rate: Rate(rate.bps() * 3 / 10),

@@ -395,7 +395,7 @@ pub(crate) mod tests {
     use linkshare_core::hierarchy::{ClassTree, Limit};
     use linkshare_core::sched::SchedulerKind;
     use linkshare_core::stats::Count;
-    use linkshare_core::units::{Bytes, Duration, Fraction, Rate, Ratio};
+    use linkshare_core::units::{Duration, Fraction, Rate, Ratio};
     use linkshare_sim::Simulator;
     use linkshare_sim::config::{
         LinkConfig, LinkId, MeasureConfig, NodeId, Objective, Schedule, SimConfig, SourceConfig,
@@ -414,18 +414,17 @@ pub(crate) mod tests {
         let tree = Arc::new(ClassTree::flat(rate, 2));
         let duration = Duration::from_secs(1);
         let link = LinkConfig {
-            name: "l".into(),
-            from: NodeId(0),
-            to: NodeId(1),
-            rate,
-            delay: Duration::ZERO,
-            overhead: Bytes::ZERO,
-            classes: Arc::clone(&tree),
-            scheduler: SchedulerKind::Fifo.into(),
             buffer: BufferConfig {
                 shared: Some(Limit::Packets(10)),
                 overflow: Overflow::TailDrop,
             },
+            ..LinkConfig::new(
+                "l",
+                NodeId(0),
+                NodeId(1),
+                Arc::clone(&tree),
+                SchedulerKind::Fifo,
+            )
         };
         let mut config = SimConfig::one_flow_per_leaf(link, duration, |i| SourceConfig::Cbr {
             rate: Rate::from_mbit(4 * (i as u64 + 1)),

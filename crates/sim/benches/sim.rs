@@ -9,10 +9,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant as WallClock;
 
-use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::ClassTree;
 use linkshare_core::sched::SchedulerKind;
-use linkshare_core::units::{Bytes, Duration, Rate};
+use linkshare_core::units::{Duration, Rate};
 use linkshare_sim::Simulator;
 use linkshare_sim::config::{LinkConfig, NodeId, SimConfig, SourceConfig};
 
@@ -24,15 +23,14 @@ fn bottleneck() -> SimConfig {
     let rate = Rate::from_gbit(1);
     let duration = Duration::from_secs(SECONDS);
     let link = LinkConfig {
-        name: "bottleneck".into(),
-        from: NodeId(0),
-        to: NodeId(1),
-        rate,
         delay: Duration::from_micros(100),
-        overhead: Bytes::ZERO,
-        classes: Arc::new(ClassTree::flat(rate, CLASSES)),
-        scheduler: SchedulerKind::Drr.into(),
-        buffer: BufferConfig::default(),
+        ..LinkConfig::new(
+            "bottleneck",
+            NodeId(0),
+            NodeId(1),
+            Arc::new(ClassTree::flat(rate, CLASSES)),
+            SchedulerKind::Drr,
+        )
     };
     SimConfig::one_flow_per_leaf(link, duration, |_| SourceConfig::Greedy {
         size: 1000,

@@ -126,6 +126,32 @@ pub struct LinkConfig {
     pub buffer: BufferConfig,
 }
 
+impl LinkConfig {
+    /// A link `from -> to` named `name`, at the rate of the root of `classes`, with no
+    /// propagation delay, no framing overhead and the default buffer: the single
+    /// bottleneck that tests and examples start from. Set other fields with struct
+    /// update syntax (`LinkConfig { delay, ..LinkConfig::new(..) }`).
+    pub fn new(
+        name: impl Into<String>,
+        from: NodeId,
+        to: NodeId,
+        classes: Arc<ClassTree>,
+        scheduler: impl Into<SchedulerConfig>,
+    ) -> Self {
+        LinkConfig {
+            name: name.into(),
+            from,
+            to,
+            rate: classes.link_rate(),
+            delay: Duration::ZERO,
+            overhead: Bytes::ZERO,
+            classes,
+            scheduler: scheduler.into(),
+            buffer: BufferConfig::default(),
+        }
+    }
+}
+
 /// One hop of a flow's route: the link and the class of that link's hierarchy the
 /// flow's packets are queued in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

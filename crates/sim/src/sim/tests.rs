@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use linkshare_core::buffer::{BufferConfig, Overflow};
 use linkshare_core::hierarchy::{ClassId, ClassTree, Limit};
 use linkshare_core::sched::SchedulerKind;
-use linkshare_core::units::{Bytes, Duration, Instant, Rate};
+use linkshare_core::units::{Duration, Instant, Rate};
 
 use super::Simulator;
 use crate::agent::{Agent, Ctx, Segment};
@@ -24,15 +24,15 @@ const DELAY: Duration = Duration::from_millis(5);
 
 fn link(name: &str, from: u32, to: u32, buffer: BufferConfig) -> LinkConfig {
     LinkConfig {
-        name: name.to_owned(),
-        from: NodeId(from),
-        to: NodeId(to),
-        rate: RATE,
         delay: DELAY,
-        overhead: Bytes::ZERO,
-        classes: Arc::new(ClassTree::flat(RATE, 1)),
-        scheduler: SchedulerKind::Fifo.into(),
         buffer,
+        ..LinkConfig::new(
+            name,
+            NodeId(from),
+            NodeId(to),
+            Arc::new(ClassTree::flat(RATE, 1)),
+            SchedulerKind::Fifo,
+        )
     }
 }
 

@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassId, ClassTree};
 use linkshare_core::sched::SchedulerKind;
-use linkshare_core::units::{Bytes, Duration, Instant, Rate};
+use linkshare_core::units::{Duration, Instant, Rate};
 use linkshare_sim::config::{
     FlowConfig, Hop, LinkConfig, LinkId, MeasureConfig, NodeConfig, NodeId, Schedule, SimConfig,
     SourceConfig, Transport,
@@ -40,17 +39,13 @@ pub fn link(
     leaves: usize,
     kind: SchedulerKind,
 ) -> LinkConfig {
-    LinkConfig {
-        name: name.to_owned(),
-        from: NodeId(from),
-        to: NodeId(to),
-        rate,
-        delay: Duration::ZERO,
-        overhead: Bytes::ZERO,
-        classes: Arc::new(ClassTree::flat(rate, leaves)),
-        scheduler: kind.into(),
-        buffer: BufferConfig::default(),
-    }
+    LinkConfig::new(
+        name,
+        NodeId(from),
+        NodeId(to),
+        Arc::new(ClassTree::flat(rate, leaves)),
+        kind,
+    )
 }
 
 /// One link `src -> dst` of `rate`, a flat tree with one leaf per flow index used.

@@ -68,18 +68,10 @@ impl Dumbbell {
         let fwd = Arc::new(ClassTree::flat(self.rate, n));
         let rev = Arc::new(ClassTree::flat(self.reverse_rate, n));
         let link =
-            |name: &str, from, to, rate, tree: &Arc<ClassTree>, kind: SchedulerKind, buffer| {
-                LinkConfig {
-                    name: name.into(),
-                    from: NodeId(from),
-                    to: NodeId(to),
-                    rate,
-                    delay: self.delay,
-                    overhead: Bytes::ZERO,
-                    classes: Arc::clone(tree),
-                    scheduler: kind.into(),
-                    buffer,
-                }
+            |name: &str, from, to, tree: &Arc<ClassTree>, kind: SchedulerKind, buffer| LinkConfig {
+                delay: self.delay,
+                buffer,
+                ..LinkConfig::new(name, NodeId(from), NodeId(to), Arc::clone(tree), kind)
             };
         let fwd_buffer = BufferConfig {
             shared: self.buffer.map(Limit::Packets),
@@ -93,12 +85,11 @@ impl Dumbbell {
                 NodeConfig { name: "dst".into() },
             ],
             links: vec![
-                link("fwd", 0, 1, self.rate, &fwd, self.scheduler, fwd_buffer),
+                link("fwd", 0, 1, &fwd, self.scheduler, fwd_buffer),
                 link(
                     "rev",
                     1,
                     0,
-                    self.reverse_rate,
                     &rev,
                     SchedulerKind::Fifo,
                     BufferConfig::default(),
