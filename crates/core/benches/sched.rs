@@ -44,6 +44,12 @@ fn main() {
     divan::main();
 }
 
+/// Pairs timed per sample (`--sample-size` overrides it). A fixed size: divan otherwise
+/// sizes samples from its first timings, and one slow pair among them (a page fault, the
+/// VM descheduled) leaves samples of a single pair, whose median is mostly timer overhead
+/// (HTB with one class read 190 ns that way against 25–40 ns in samples of 1 000).
+const PAIRS_PER_SAMPLE: u32 = 1_000;
+
 /// Numbers of backlogged classes.
 const CLASSES: &[usize] = &[1, 100, 1_000, 10_000, 100_000];
 
@@ -244,6 +250,7 @@ fn paced_pairs_in<S: Scheduler<TestPacket>>(
     bencher.bench_local(pair);
 }
 
+#[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
 mod bare {
     use super::*;
 
@@ -408,6 +415,7 @@ mod bare {
 /// The exact round number alone: one arrival per packet time at the link rate, to a
 /// conversation drawn from the sequence, with `n` conversations; conversations leave
 /// the fluid system and re-enter it (iterated deletion at work). Amortised O(log n).
+#[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
 mod round {
     use super::*;
 
@@ -428,6 +436,7 @@ mod round {
     }
 }
 
+#[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
 mod binary {
     use super::*;
 
@@ -454,6 +463,7 @@ mod binary {
     }
 }
 
+#[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
 mod boxed {
     use super::*;
 
@@ -519,6 +529,7 @@ mod boxed {
     }
 }
 
+#[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
 mod qdisc {
     use super::*;
 
