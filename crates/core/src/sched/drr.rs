@@ -201,12 +201,13 @@ impl<P: Packet> Scheduler<P> for Drr<P> {
             let len = u64::from(slot.front_len);
             if len <= slot.deficit {
                 slot.deficit -= len;
+                let next = slot.queue.get(1).map(P::wire_len);
                 let pkt = slot
                     .queue
                     .pop_front()
                     .expect("an active leaf is backlogged");
-                match slot.queue.front() {
-                    Some(next) => slot.front_len = next.wire_len(),
+                match next {
+                    Some(next) => slot.front_len = next,
                     None => self.deactivate(head),
                 }
                 return Some(Dequeued {
