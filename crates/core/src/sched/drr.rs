@@ -47,9 +47,9 @@
 //! over turns, which is still correct; a single dequeue may then visit several leaves,
 //! at most `ceil(L_max / Q_min)` full rounds of the active list. The active list is an
 //! intrusive doubly linked [`Ring`] threaded through the per-class state (queue,
-//! quantum, deficit, links and the head packet's length share one cache line; the
-//! length kept there spares the queue's buffer a look-up on each turn's last check and
-//! the queue one index computation per packet), so [`Scheduler::remove_newest`]
+//! quantum, deficit, links and the head packet's length share one cache line; with the
+//! length kept there, the check that ends a turn does not read the queue's buffer), so
+//! [`Scheduler::remove_newest`]
 //! (pop the class's tail; a class that empties leaves the list and loses its deficit)
 //! is O(1) from any position. No operation allocates once each leaf's queue has reached
 //! its peak length.
@@ -128,8 +128,9 @@ impl<P> Drr<P> {
         self.leaf(class).map(|s| Bytes(s.quantum))
     }
 
-    /// The deficit counter `DC_i` of leaf `class` now (0 for a leaf with an empty queue),
-    /// or `None` if it is not a leaf of the tree.
+    /// The deficit counter `DC_i` of leaf `class` now (0 for a leaf with an empty queue;
+    /// the head of the active list has been credited its quantum for its turn from the
+    /// moment it became the head), or `None` if it is not a leaf of the tree.
     pub fn deficit_of(&self, class: ClassId) -> Option<Bytes> {
         self.leaf(class).map(|s| Bytes(s.deficit))
     }
