@@ -518,6 +518,48 @@ fn sloped_convex_rt_curve_is_refused() {
     assert!(Hfsc::<TestPacket>::new(&t).is_ok());
 }
 
+/// A parent keeps its children ordered by largest virtual time (for `v_max`) only while
+/// it has more than a few active children (module `linkshare`): bursts over 40 leaves of
+/// different rates under one parent take the number of active children above and below
+/// that several times, with the child holding `v_max` leaving now and then; the
+/// invariants, `v_max` included, hold after every operation.
+#[test]
+fn wide_sets_start_and_stop_ordering_children_by_virtual_time() {
+    let specs = (0..40u64)
+        .map(|i| with_ls(class(&format!("c{i}"), None), linear(1 + i % 7)))
+        .collect();
+    let t = tree(Rate::from_mbit(100), specs);
+    let leaves = t.leaves().to_vec();
+    let mut h: Hfsc<TestPacket> = Hfsc::new(&t).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        x >> 33
+    };
+    let (mut queued, mut id) = (0u32, 0u64);
+    for round in 0..40 {
+        // Fill: mostly arrivals; drain: mostly departures, down to a few packets.
+        let (arrive, until) = if round % 2 == 0 { (75, 60) } else { (20, 3) };
+        while if round % 2 == 0 {
+            queued < until
+        } else {
+            queued > until
+        } {
+            if next() % 100 < arrive {
+                let leaf = leaves[next() as usize % leaves.len()];
+                let len = 40 + (next() % 1461) as u32;
+                let r = h.enqueue(Instant::ZERO, leaf, TestPacket { id, len }, &mut Vec::new());
+                assert!(matches!(r, Enqueue::Queued));
+                (queued, id) = (queued + 1, id + 1);
+            } else if h.dequeue(Instant::ZERO).is_some() {
+                queued -= 1;
+            }
+            h.check_invariants()
+                .unwrap_or_else(|e| panic!("round {round}, {id} arrivals: {e}"));
+        }
+    }
+}
+
 /// One step of a random run.
 #[derive(Clone, Copy, Debug)]
 enum Step {

@@ -11,10 +11,12 @@
 //! queue empties it leaves the list and `DC_i` is reset to 0. A leaf that becomes
 //! backlogged joins the back of the list with `DC_i = 0`.
 //!
-//! We run the paper's loop one packet per [`Scheduler::dequeue`] call: the scheduler
-//! remembers whether the current head has already received its quantum for this turn,
-//! so a turn spans as many `dequeue` calls as the leaf sends packets in it. The sequence
-//! of packets is exactly the paper's.
+//! We run the paper's loop one packet per [`Scheduler::dequeue`] call, so a turn spans
+//! as many `dequeue` calls as the leaf sends packets in it. A leaf is credited its
+//! quantum at the moment it becomes the head of the active list (the list's first
+//! leaf becoming backlogged, the turn passing on, or the head leaving the list), which
+//! is the paper's "reaches the head of the list for a new turn"; the sequence of packets
+//! is exactly the paper's.
 //!
 //! # Parameters
 //!
@@ -45,7 +47,9 @@
 //! over turns, which is still correct; a single dequeue may then visit several leaves,
 //! at most `ceil(L_max / Q_min)` full rounds of the active list. The active list is an
 //! intrusive doubly linked [`Ring`] threaded through the per-class state (queue,
-//! quantum, deficit and links share one cache line), so [`Scheduler::remove_newest`]
+//! quantum, deficit, links and the head packet's length share one cache line; with the
+//! length kept there, the check that ends a turn does not read the queue's buffer), so
+//! [`Scheduler::remove_newest`]
 //! (pop the class's tail; a class that empties leaves the list and loses its deficit)
 //! is O(1) from any position. No operation allocates once each leaf's queue has reached
 //! its peak length.
@@ -69,6 +73,8 @@ struct Slot<P> {
     deficit: u64,
     /// Neighbours in the active list while backlogged.
     link: Link,
+    /// Wire length of the head packet in bytes; meaningless while the queue is empty.
+    front_len: u32,
     /// Whether the class can hold packets.
     is_leaf: bool,
 }
@@ -89,11 +95,9 @@ impl<P> Linked for Slot<P> {
 pub struct Drr<P> {
     /// Indexed by [`ClassId::index`].
     slots: Vec<Slot<P>>,
-    /// The active list: backlogged leaves in round-robin order, head = current turn.
+    /// The active list: backlogged leaves in round-robin order, head = current turn
+    /// (already credited its quantum for it).
     active: Ring,
-    /// Whether the head of the active list has already been credited its quantum for
-    /// the turn in progress.
-    head_credited: bool,
 }
 
 impl<P> Drr<P> {
@@ -109,13 +113,13 @@ impl<P> Drr<P> {
                 quantum: c.spec.quantum.map_or(u64::from(c.weight()) * base, |q| q.0),
                 deficit: 0,
                 link: Link::UNLINKED,
+                front_len: 0,
                 is_leaf: c.is_leaf(),
             })
             .collect();
         Drr {
             slots,
             active: Ring::EMPTY,
-            head_credited: false,
         }
     }
 
@@ -124,8 +128,9 @@ impl<P> Drr<P> {
         self.leaf(class).map(|s| Bytes(s.quantum))
     }
 
-    /// The deficit counter `DC_i` of leaf `class` now (0 for a leaf with an empty queue),
-    /// or `None` if it is not a leaf of the tree.
+    /// The deficit counter `DC_i` of leaf `class` now (0 for a leaf with an empty queue;
+    /// the head of the active list has been credited its quantum for its turn from the
+    /// moment it became the head), or `None` if it is not a leaf of the tree.
     pub fn deficit_of(&self, class: ClassId) -> Option<Bytes> {
         self.leaf(class).map(|s| Bytes(s.deficit))
     }
@@ -134,14 +139,26 @@ impl<P> Drr<P> {
         self.slots.get(class.index()).filter(|s| s.is_leaf)
     }
 
-    /// Takes `class`, whose queue has just emptied, off the active list.
+    /// Credits the head of the active list, which has just become the head, its quantum
+    /// for the turn it starts.
+    #[inline]
+    fn credit_head(&mut self) {
+        if let Some(head) = self.active.head() {
+            let slot = &mut self.slots[head as usize];
+            slot.deficit += slot.quantum;
+        }
+    }
+
+    /// Takes `class`, whose queue has just emptied, off the active list; if it was the
+    /// head, the turn passes to the next leaf.
     #[inline]
     fn deactivate(&mut self, class: u32) {
-        if self.active.head() == Some(class) {
-            self.head_credited = false;
-        }
+        let was_head = self.active.head() == Some(class);
         self.active.remove(&mut self.slots, class);
         self.slots[class as usize].deficit = 0;
+        if was_head {
+            self.credit_head();
+        }
     }
 }
 
@@ -164,9 +181,15 @@ impl<P: Packet> Scheduler<P> for Drr<P> {
     ) -> Enqueue<P> {
         let slot = &mut self.slots[class.index()];
         debug_assert!(slot.is_leaf, "the qdisc offers leaves only");
+        let len = pkt.wire_len();
         slot.queue.push_back(pkt);
         if slot.queue.len() == 1 {
+            slot.front_len = len;
+            let first = self.active.is_empty();
             self.active.push_back(&mut self.slots, class.0);
+            if first {
+                self.credit_head();
+            }
         }
         Enqueue::Queued
     }
@@ -176,17 +199,17 @@ impl<P: Packet> Scheduler<P> for Drr<P> {
         loop {
             let head = self.active.head()?;
             let slot = &mut self.slots[head as usize];
-            if !self.head_credited {
-                slot.deficit += slot.quantum;
-                self.head_credited = true;
-            }
-            let len = slot.queue.front().map(|p| u64::from(p.wire_len()));
-            let len = len.expect("a leaf on the active list is backlogged");
+            let len = u64::from(slot.front_len);
             if len <= slot.deficit {
                 slot.deficit -= len;
-                let pkt = slot.queue.pop_front().expect("checked non-empty above");
-                if slot.queue.is_empty() {
-                    self.deactivate(head);
+                let next = slot.queue.get(1).map(P::wire_len);
+                let pkt = slot
+                    .queue
+                    .pop_front()
+                    .expect("an active leaf is backlogged");
+                match next {
+                    Some(next) => slot.front_len = next,
+                    None => self.deactivate(head),
                 }
                 return Some(Dequeued {
                     pkt,
@@ -194,7 +217,7 @@ impl<P: Packet> Scheduler<P> for Drr<P> {
                 });
             }
             self.active.rotate(&self.slots);
-            self.head_credited = false;
+            self.credit_head();
         }
     }
 

@@ -30,6 +30,16 @@
 //! (equal by invariant), so it touches the parent's compact sets, not the children's
 //! records; a child that left is removed from `latest` then.
 //!
+//! A set *tracks* (keeps `latest` and its stale list) only while it may need them: in a
+//! tree with upper limits, always; otherwise from the first read of a lost `v_max` that
+//! finds more than [`SCAN`] active children, when `latest` is built from the keys of
+//! `fit` (O(k log k) for `k` active children), until a departure leaves at most
+//! [`SCAN`]` / 2`, when `latest` and the list are emptied (O(k)). Between two such
+//! starts at least `k - SCAN / 2 >= k / 2` children became active, so both are O(log k)
+//! amortised per activation; and a set with few active children, the common case with
+//! thousands of classes, never touches its stale list (one cache miss per change of a
+//! child, in a separate array, otherwise).
+//!
 //! The fit time of a class is `f = max(U^{-1}(w), cf)` with `U` its upper-limit curve
 //! (`0` without one) and `cf` the earliest fit time among its active children: `0` if one
 //! is in `fit`, else the smallest key of `waiting` (`0` for a leaf). Time only moves
@@ -167,8 +177,12 @@ struct Children {
     active: u32,
     /// Slot of the first child whose key in `latest` may lag (it changed its virtual
     /// time, became active or left since it was last re-keyed), [`NONE`] if none; the
-    /// list goes on through `next_stale`, each child at most once.
+    /// list goes on through `next_stale`, each child at most once. [`NONE`] while the
+    /// set does not track.
     stale: u32,
+    /// Whether `latest` and the stale list are kept (see the [module docs](self)); if
+    /// not, both are empty.
+    tracking: bool,
     /// Largest virtual time of a child chosen by link-sharing in this active period.
     cvtmin: u64,
     /// Largest virtual time a child had when it left the active set.
@@ -181,12 +195,12 @@ struct Children {
     vmax_known: bool,
     /// How selection finds, from a child's position, where to descend.
     descend: Descend,
-    /// By position: the index of the child's own children set, [`NO_KIDS`] for a leaf
-    /// (what selection reads to descend, without loading the child's record).
-    sets: Box<[u32]>,
     /// By slot: the next slot on the stale list ([`NONE`] at its end), or [`OFF`] for
     /// a child that is not on it.
     next_stale: Box<[u32]>,
+    /// By position: the index of the child's own children set, [`NO_KIDS`] for a leaf
+    /// (what selection reads to descend, without loading the child's record).
+    sets: Box<[u32]>,
     /// Class index of each child, by position.
     ids: Box<[u32]>,
     /// Active children held back by an upper limit, by fit time.
@@ -255,6 +269,9 @@ impl Children {
                 self.vmax = self.fit.keys().fold(0, u64::max);
                 self.vmax_known = true;
             } else {
+                if !self.tracking {
+                    self.start_tracking(&vt_of);
+                }
                 self.sync_latest(vt_of);
             }
         }
@@ -294,6 +311,31 @@ impl Children {
         self.vmax_known = true;
     }
 
+    /// Starts keeping `latest`, which is empty, and the stale list, which is too: every
+    /// active child gets its virtual time as its key (`vt_of` gives it by class index
+    /// for a child in `waiting`).
+    #[inline(never)]
+    fn start_tracking(&mut self, vt_of: impl Fn(u32) -> u64) {
+        for (slot, vt) in self.fit.items().zip(self.fit.keys()) {
+            self.latest.set(slot, !vt);
+        }
+        for slot in self.waiting.items() {
+            self.latest.set(slot, !vt_of(self.ids[slot as usize]));
+        }
+        self.tracking = true;
+    }
+
+    /// Stops keeping `latest` and the stale list, and empties both.
+    #[inline(never)]
+    fn stop_tracking(&mut self) {
+        let mut slot = core::mem::replace(&mut self.stale, NONE);
+        while slot != NONE {
+            slot = core::mem::replace(&mut self.next_stale[slot as usize], OFF);
+        }
+        self.latest.clear();
+        self.tracking = false;
+    }
+
     /// Puts the active child at `slot`, whose virtual time is now `vt` (new, or grown
     /// since it was last placed), in `fit` with that key, takes `vt` into `v_max`, and
     /// marks its key in `latest` stale.
@@ -316,6 +358,9 @@ impl Children {
             self.waiting.remove(slot);
         }
         self.cvtoff = self.cvtoff.max(vt);
+        if self.tracking && !limits && self.active as usize <= SCAN / 2 {
+            self.stop_tracking();
+        }
         if self.any_active() {
             // If the child may have had the largest virtual time, `v_max` is lost, unless
             // one child is left and it fits: its key in `fit` is its virtual time, the
@@ -339,10 +384,14 @@ impl Children {
         self.active > 0
     }
 
-    /// Puts the child at `slot` on the stale list, once. Written with selects, not a
-    /// branch: whether the child is already on the list is as good as random.
+    /// Puts the child at `slot` on the stale list, once, if the set tracks. Written with
+    /// selects, not a branch: whether the child is already on the list is as good as
+    /// random.
     #[inline]
     fn mark_stale(&mut self, slot: u32) {
+        if !self.tracking {
+            return;
+        }
         let next = &mut self.next_stale[slot as usize];
         let off = *next == OFF;
         *next = if off { self.stale } else { *next };
@@ -400,6 +449,9 @@ impl LinkSharing {
                 myf: 0,
             })
             .collect();
+        let limits = nodes
+            .iter()
+            .any(|n| n.curve != NO_CURVE && table.get(n.curve).flag);
         let mut sets_of = vec![NO_KIDS; curves.len()];
         let mut kids = Vec::new();
         for c in tree.classes() {
@@ -423,6 +475,7 @@ impl LinkSharing {
                 latest: IndexedHeap::new(n),
                 active: 0,
                 stale: NONE,
+                tracking: limits,
                 next_stale: vec![OFF; n].into(),
                 vmax: 0,
                 vmax_known: true,
@@ -434,9 +487,6 @@ impl LinkSharing {
             set.sets = set.ids.iter().map(|&c| sets_of[c as usize]).collect();
             set.descend = Descend::of(&set.sets, &set.ids);
         }
-        let limits = nodes
-            .iter()
-            .any(|n| n.curve != NO_CURVE && table.get(n.curve).flag);
         LinkSharing {
             nodes,
             curves: table,
@@ -851,7 +901,8 @@ impl LinkSharing {
     /// active class is in exactly one of its parent's `fit` and `waiting`, with keys
     /// equal to its virtual time and fit time, and a class in `fit` fits at `now`; a
     /// class is on its parent's stale list exactly when flagged stale, and if not, its
-    /// key in `latest` is its virtual time when active and absent when passive; a
+    /// key in `latest` is its virtual time when active and absent when passive (a set
+    /// that does not track keeps neither a stale list nor `latest`); a
     /// passive class is in neither `fit` nor `waiting`; selection descends from each
     /// position to the child's own set, or to the leaf; each set counts its active
     /// children, and a known `vmax` is the largest virtual time among them (0 if none);
@@ -859,6 +910,9 @@ impl LinkSharing {
     pub(super) fn check(&self, backlogged: impl Fn(usize) -> bool, now: u64) -> Result<(), String> {
         let mut listed = vec![0usize; self.nodes.len()];
         for (at, kids) in self.kids.iter().enumerate() {
+            if !kids.tracking && (kids.stale != NONE || !kids.latest.is_empty()) {
+                return Err(format!("children set {at} keeps latest without tracking"));
+            }
             let mut slot = kids.stale;
             let mut steps = 0;
             while slot != NONE {
@@ -945,7 +999,7 @@ impl LinkSharing {
                 kids.waiting.key_of(n.slot),
                 kids.latest.key_of(n.slot),
             );
-            let latest_ok = stale || latest == n.active.then_some(!n.vt);
+            let latest_ok = stale || !kids.tracking || latest == n.active.then_some(!n.vt);
             if !latest_ok {
                 return Err(format!(
                     "class {k}: key {latest:?} in latest, v = {}, active = {}",

@@ -160,7 +160,8 @@
 //! it again): in a tree without upper limits, activation and service each walk the
 //! leaf's path once, looking each class's record and its parent's set up once per level
 //! and updating, re-placing or removing the class as they go; the cached `v_max` spares
-//! almost every activation the `v_max` heap; the leaf's two records, which a packet
+//! almost every activation the `v_max` heap, and a parent with few active children
+//! keeps neither that heap nor its stale list; the leaf's two records, which a packet
 //! reads first and which are rarely cached with thousands of classes, are one cache line
 //! each (the curves' slopes and shapes are kept once per distinct curve, module
 //! `anchored`) and are loaded at the start of an enqueue so that their cache misses
