@@ -198,6 +198,38 @@ enum Source {
     },
 }
 
+impl Source {
+    /// The next arrival; under [`Source::Refill`], at `now`. A trace that runs out is
+    /// replayed one span later: each arrival is shifted by the passes before its own.
+    #[inline]
+    fn next_arrival(&mut self, now: u64) -> Arrival {
+        match self {
+            Source::Trace {
+                trace,
+                next,
+                shift,
+                span,
+            } => {
+                let a = Arrival {
+                    at: trace[*next].at + *shift,
+                    ..trace[*next]
+                };
+                *next += 1;
+                if *next == trace.len() {
+                    *next = 0;
+                    *shift += *span;
+                }
+                a
+            }
+            Source::Refill { due, rng } => Arrival {
+                at: now,
+                class: due.pop().expect("enqueue only when an arrival is due"),
+                len: length(rng),
+            },
+        }
+    }
+}
+
 /// What the link does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -291,30 +323,7 @@ impl Run {
     /// replacement of the packet sent last, now).
     #[inline]
     pub fn enqueue(&mut self) {
-        let a = match &mut self.source {
-            Source::Trace {
-                trace,
-                next,
-                shift,
-                span,
-            } => {
-                let a = trace[*next];
-                *next += 1;
-                if *next == trace.len() {
-                    *next = 0;
-                    *shift += *span;
-                }
-                Arrival {
-                    at: a.at + *shift,
-                    ..a
-                }
-            }
-            Source::Refill { due, rng } => Arrival {
-                at: self.free,
-                class: due.pop().expect("enqueue only when an arrival is due"),
-                len: length(rng),
-            },
-        };
+        let a = self.source.next_arrival(self.free);
         self.free = self.free.max(a.at);
         let verdict = self
             .hfsc
@@ -384,6 +393,32 @@ mod tests {
         let ratio = per_session / share.0 as f64;
         assert!((ratio - 0.95).abs() < 0.02, "{ratio}");
         assert!(trace.windows(2).all(|w| w[0].at <= w[1].at));
+    }
+
+    /// A trace that runs out is replayed one span later, every arrival of a pass
+    /// shifted alike (the last one of a pass once was shifted with the next pass: an
+    /// arrival a whole span late, then the next pass flooding in at once).
+    #[test]
+    fn a_replayed_trace_follows_on_in_time() {
+        let (tree, share) = hierarchy(&[3]);
+        let trace = markov_arrivals(tree.leaves(), share, 50);
+        let span = trace.last().unwrap().at + 1;
+        let mut source = Source::Trace {
+            trace: trace.clone(),
+            next: 0,
+            shift: 0,
+            span,
+        };
+        let arrivals: Vec<Arrival> = (0..3 * trace.len())
+            .map(|_| source.next_arrival(0))
+            .collect();
+        for (i, a) in arrivals.iter().enumerate() {
+            let original = trace[i % trace.len()];
+            let pass = (i / trace.len()) as u64;
+            assert_eq!(a.at, original.at + pass * span, "arrival {i}");
+            assert_eq!((a.class, a.len), (original.class, original.len));
+        }
+        assert!(arrivals.windows(2).all(|w| w[0].at <= w[1].at));
     }
 
     /// Backlogged: every arrival after the first fill finds its queue non-empty, so
