@@ -176,7 +176,6 @@ pub struct Htb<P> {
     params: HtbParams,
     classes: Vec<ClassParams>,
     clamps: Vec<QuantumClamp>,
-    topo: Topology,
     /// Each leaf's FIFO (empty for other classes).
     queues: DequeQueues<P>,
     /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`):
@@ -227,7 +226,6 @@ impl<P> Htb<P> {
             queues: DequeQueues::new(tree.len()),
             deficit: core::array::from_fn(|_| vec![0; tree.len()]),
             buckets,
-            levels: Levels::new(&topo),
             wait: core::array::from_fn(|level| {
                 let rates: Vec<_> = topo.by_level[level]
                     .iter()
@@ -237,9 +235,9 @@ impl<P> Htb<P> {
             }),
             leaf_events_at: Instant::ZERO,
             ready: Readiness::new(&topo),
+            levels: Levels::new(topo),
             classes,
             clamps,
-            topo,
         })
     }
 
@@ -298,9 +296,10 @@ impl<P> Htb<P> {
     /// Leaf `leaf` has no packet left: it leaves its row or feed and the wait queue.
     #[inline]
     fn idle_leaf(&mut self, leaf: u32) {
-        self.levels.deactivate_leaf(&self.topo, leaf);
-        if self.levels.mode(leaf) != Mode::CanSend {
-            self.wait[0].remove(self.topo.class[leaf as usize].level_pos);
+        self.levels.deactivate_leaf(leaf);
+        let place = self.levels.place(leaf);
+        if place.mode != Mode::CanSend {
+            self.wait[0].remove(place.level_pos);
         }
     }
 
@@ -311,18 +310,19 @@ impl<P> Htb<P> {
     fn settle(&mut self) {
         if !self.levels.any_row() {
             let queues = &self.queues;
-            self.ready
-                .flush(&self.topo, &self.buckets, |l| !queues.is_empty(l as usize));
+            self.ready.flush(self.levels.topo(), &self.buckets, |l| {
+                !queues.is_empty(l as usize)
+            });
         }
     }
 
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
         while let Some((pos, _)) = self.wait[level].first_due(now.0) {
-            let c = self.topo.by_level[level][pos as usize];
+            let c = self.levels.topo().by_level[level][pos as usize];
             let b = &self.buckets[c as usize];
             let (mode, delay) = b.mode(b.credit(now));
-            self.levels.set_mode(&self.topo, c, mode);
+            self.levels.set_mode(c, mode);
             // Re-keyed in place when the class still waits: one sift instead of a
             // removal and an insertion (the heap's order does not depend on its layout).
             if mode == Mode::CanSend {
@@ -341,12 +341,12 @@ impl<P> Htb<P> {
         if !leaf_idle {
             self.update_mode(leaf, 0, now);
         }
-        let mut c = self.topo.class[leaf as usize].parent;
+        let mut c = self.levels.place(leaf).parent;
         while c != ROOT {
-            let class_level = self.topo.class[c as usize].level;
+            let class_level = self.levels.place(c).level;
             self.buckets[c as usize].charge(now, len, class_level >= level);
             self.update_mode(c, class_level, now);
-            c = self.topo.class[c as usize].parent;
+            c = self.levels.place(c).parent;
         }
     }
 
@@ -357,9 +357,9 @@ impl<P> Htb<P> {
         let (mode, delay) = self.buckets[c as usize].mode(0);
         let old = self.levels.mode(c);
         if mode != old {
-            self.levels.set_mode(&self.topo, c, mode);
+            self.levels.set_mode(c, mode);
             let wait = &mut self.wait[usize::from(level)];
-            let pos = self.topo.class[c as usize].level_pos;
+            let pos = self.levels.place(c).level_pos;
             if old != Mode::CanSend {
                 wait.remove(pos);
             }
@@ -375,7 +375,7 @@ impl<P> Htb<P> {
     where
         P: Packet,
     {
-        let leaf = self.levels.lookup(&self.topo, level, prio);
+        let leaf = self.levels.lookup(level, prio);
         let pkt = self
             .queues
             .pop_front(leaf as usize)
@@ -386,7 +386,7 @@ impl<P> Htb<P> {
         if *deficit < 0 {
             let quantum = self.classes[leaf as usize].quantum;
             *deficit += quantum.expect("only leaves are served").0 as i64;
-            self.levels.pass_turn(&self.topo, leaf, level, prio);
+            self.levels.pass_turn(leaf, level, prio);
         }
         let idle = self.queues.is_empty(leaf as usize);
         if idle {
@@ -422,9 +422,9 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
             let (mode, change) = self.idle_leaf_mode(class.0);
             self.levels.set_idle_mode(class.0, mode);
             if mode != Mode::CanSend {
-                self.wait[0].set(self.topo.class[class.index()].level_pos, change.0);
+                self.wait[0].set(self.levels.place(class.0).level_pos, change.0);
             }
-            self.levels.activate_leaf(&self.topo, class.0);
+            self.levels.activate_leaf(class.0);
             self.ready.mark(class.0);
             self.settle();
         }

@@ -6,6 +6,7 @@
 //! ([`Topology::by_level`]) are listed in id order, so a class's position in those lists
 //! orders it exactly as Linux's class id does.
 
+use super::bucket::Mode;
 use super::config::{ClassParams, MAX_DEPTH, PRIORITIES};
 use crate::hierarchy::{ClassId, ClassTree};
 
@@ -15,9 +16,9 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Index of the link, which is always class 0.
 pub(super) const ROOT: u32 = ClassId::ROOT.0;
 
-/// Where one class sits: what a relink reads of it, in 16 bytes (four classes to a
-/// cache line).
-#[derive(Clone, Copy, Debug, Default)]
+/// Where one class sits, and how it is linked: what a relink reads of it, in 16 bytes
+/// (four classes to a cache line).
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Place {
     /// The parent; [`NONE`] for the link.
     pub(super) parent: u32,
@@ -29,6 +30,12 @@ pub(super) struct Place {
     pub(super) level: u8,
     /// Priority (leaves).
     pub(super) priority: u8,
+    /// Linux `cmode`: the mode as of the class's last update (kept and changed by
+    /// [`super::levels::Levels`]).
+    pub(super) mode: Mode,
+    /// Linux `prio_activity`: bit `p` set if the class is in a row or feeds its parent
+    /// at priority `p` (kept and changed by [`super::levels::Levels`]).
+    pub(super) activity: u8,
 }
 
 /// See the [module docs](self).
@@ -59,9 +66,12 @@ impl Topology {
             .zip(params)
             .map(|(c, p)| Place {
                 parent: c.parent.map_or(NONE, |p| p.0),
+                child_pos: 0,
+                level_pos: 0,
                 level: p.level,
                 priority: p.priority,
-                ..Place::default()
+                mode: Mode::CanSend,
+                activity: 0,
             })
             .collect();
         for c in tree.classes() {
