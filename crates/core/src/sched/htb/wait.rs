@@ -5,8 +5,9 @@
 //! `start`, and the `slots − 1` slots after it form a ring of intrusive lists, one per
 //! slot. A class is kept
 //!
-//! * in `due`, a small [`IndexedHeap`], if its key falls in the current slot or before
-//!   it (a change already due);
+//! * in `due`, a small binary heap whose entries' positions are kept in the classes'
+//!   own records (no separate index to read), if its key falls in the current slot or
+//!   before it (a change already due);
 //! * in the list of its key's slot if that lies within the ring;
 //! * in `later`, an [`IndexedHeap`], if beyond.
 //!
@@ -51,7 +52,7 @@ struct Node {
     key: u64,
     /// The slot of its list, or [`DUE`], [`LATER`], [`ABSENT`].
     slot: u32,
-    /// Next item in the same list, or [`NIL`].
+    /// Next item in the same list, or [`NIL`]; in `due`, the item's index there.
     next: u32,
     /// Previous item in the same list, or [`NIL`].
     prev: u32,
@@ -73,8 +74,9 @@ pub(super) struct WaitQueue {
     start: u64,
     /// The current slot's index in the ring.
     cur: usize,
-    /// Items whose keys lie before the next slot.
-    due: IndexedHeap,
+    /// Items whose keys lie before the next slot: a binary min-heap of `(key, item)`
+    /// (the order of the queue), each entry's index kept in its item's [`Node::next`].
+    due: Vec<(u64, u32)>,
     /// Items whose keys lie at or past the ring's end, `start + (mask + 1) << shift`.
     later: IndexedHeap,
     /// Where each item is, side by side (one cache line to touch per item).
@@ -100,7 +102,7 @@ impl WaitQueue {
             span: u64::try_from((slots as u128) << shift).unwrap_or(u64::MAX),
             start: 0,
             cur: 0,
-            due: IndexedHeap::new(capacity),
+            due: Vec::with_capacity(capacity),
             later: IndexedHeap::new(capacity),
             nodes: vec![
                 Node {
@@ -142,8 +144,7 @@ impl WaitQueue {
     fn place(&mut self, item: u32, key: u64) {
         let i = item as usize;
         if self.is_due(key) {
-            self.nodes[i].slot = DUE;
-            self.due.set(item, key);
+            self.due_push(item, key);
         } else if key - self.start < self.span {
             self.horizon = self.horizon.min(key);
             let s = (key >> self.shift) as usize & self.mask;
@@ -167,6 +168,77 @@ impl WaitQueue {
         }
     }
 
+    /// Adds absent `item` with `key` to `due`.
+    #[inline]
+    fn due_push(&mut self, item: u32, key: u64) {
+        let at = self.due.len();
+        self.due.push((key, item));
+        self.nodes[item as usize].slot = DUE;
+        self.due_up(at);
+    }
+
+    /// Removes the entry at index `at` of `due`.
+    #[inline]
+    fn due_remove(&mut self, at: usize) {
+        let last = self.due.pop().expect("an item in due");
+        if at < self.due.len() {
+            self.due[at] = last;
+            self.nodes[last.1 as usize].next = at as u32;
+            if at > 0 && last < self.due[(at - 1) / 2] {
+                self.due_up(at);
+            } else {
+                self.due_down(at);
+            }
+        }
+    }
+
+    /// Moves the entry at index `at` of `due` up to its place, keeping the entries'
+    /// indices in their nodes.
+    #[inline]
+    fn due_up(&mut self, at: usize) {
+        let entry = self.due[at];
+        let mut at = at;
+        while at > 0 {
+            let parent = (at - 1) / 2;
+            let above = self.due[parent];
+            if above <= entry {
+                break;
+            }
+            self.due[at] = above;
+            self.nodes[above.1 as usize].next = at as u32;
+            at = parent;
+        }
+        self.due[at] = entry;
+        self.nodes[entry.1 as usize].next = at as u32;
+    }
+
+    /// Moves the entry at index `at` of `due` down to its place.
+    fn due_down(&mut self, at: usize) {
+        let entry = self.due[at];
+        let len = self.due.len();
+        let mut at = at;
+        loop {
+            let first = 2 * at + 1;
+            if first >= len {
+                break;
+            }
+            let child = if first + 1 < len && self.due[first + 1] < self.due[first] {
+                first + 1
+            } else {
+                first
+            };
+            let below = self.due[child];
+            if entry <= below {
+                break;
+            }
+            self.due[at] = below;
+            self.nodes[below.1 as usize].next = at as u32;
+            at = child;
+        }
+        self.due[at] = entry;
+        self.nodes[entry.1 as usize].next = at as u32;
+    }
+
     /// Removes `item` if present.
     #[inline]
     pub(super) fn remove(&mut self, item: u32) {
@@ -174,9 +246,7 @@ impl WaitQueue {
         let node = self.nodes[i];
         match node.slot {
             ABSENT => return,
-            DUE => {
-                self.due.remove(item);
-            }
+            DUE => self.due_remove(node.next as usize),
             LATER => {
                 self.later.remove(item);
             }
@@ -203,7 +273,13 @@ impl WaitQueue {
     pub(super) fn set(&mut self, item: u32, key: u64) {
         match self.nodes[item as usize].slot {
             DUE if self.is_due(key) => {
-                self.due.set(item, key);
+                let at = self.nodes[item as usize].next as usize;
+                let old = core::mem::replace(&mut self.due[at].0, key);
+                if key < old {
+                    self.due_up(at);
+                } else {
+                    self.due_down(at);
+                }
                 return;
             }
             ABSENT => {}
@@ -217,7 +293,7 @@ impl WaitQueue {
     #[inline]
     pub(super) fn first_due(&mut self, now: u64) -> Option<(u32, u64)> {
         loop {
-            if let Some((item, key)) = self.due.peek() {
+            if let Some(&(key, item)) = self.due.first() {
                 return (key <= now).then_some((item, key));
             }
             if now < self.horizon || !self.advance(now) {
@@ -265,11 +341,9 @@ impl WaitQueue {
             self.head[cur] = NIL;
             self.occupied.remove(cur as u32);
             while item != NIL {
-                let node = &mut self.nodes[item as usize];
-                node.slot = DUE;
-                let next = node.next;
-                self.due.set(item, node.key);
-                item = next;
+                let node = self.nodes[item as usize];
+                self.due_push(item, node.key);
+                item = node.next;
             }
         }
         // Keys in `later` are at or past `start`.
