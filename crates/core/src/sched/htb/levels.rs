@@ -17,18 +17,21 @@
 //! from a row through the feeds, following each one's round-robin position, to a leaf.
 
 use super::bucket::Mode;
+use super::class::Class;
 use super::config::{MAX_DEPTH, PRIORITIES};
 use super::topology::{NONE, Place, Topology};
 use crate::ds::IdSet;
 
-/// The mode and activity of every class (kept in its [`Place`]), every row and feed,
-/// and the tree's [`Topology`], which it owns. See the [module docs](self).
+/// Every row and feed, and the class records and [`Topology`] they link, which it owns.
+/// See the [module docs](self).
 #[derive(Clone, Debug)]
 pub(super) struct Levels {
-    /// The shape of the tree; each class's [`Place`] also holds its mode (Linux
-    /// `cmode`, as of the class's last update) and activity (Linux `prio_activity`: bit
-    /// `p` set if active at priority `p`), which only this module changes.
+    /// The shape of the tree.
     topo: Topology,
+    /// Every class's record (module `class`); of its [`Place`], this module changes the
+    /// mode (Linux `cmode`, as of the class's last update) and the activity (Linux
+    /// `prio_activity`: bit `p` set if active at priority `p`).
+    class: Vec<Class>,
     /// Rows (index [`Topology::row`]), then feeds (index [`Topology::feed`] + prio).
     turns: Vec<Turn>,
     /// Linux `row_mask`: bit `p` of `row_mask[level]` set if that row is not empty.
@@ -119,8 +122,8 @@ fn prios(mut mask: u8) -> impl Iterator<Item = u32> {
 }
 
 impl Levels {
-    /// Every class green and inactive, every row and feed empty.
-    pub(super) fn new(topo: Topology) -> Levels {
+    /// Every row and feed empty, over classes `class` (all inactive).
+    pub(super) fn new(topo: Topology, class: Vec<Class>) -> Levels {
         let mut turns = Vec::with_capacity(topo.turns());
         for level in 0..MAX_DEPTH {
             let classes = topo.by_level[level].len();
@@ -135,6 +138,7 @@ impl Levels {
         }
         Levels {
             topo,
+            class,
             turns,
             row_mask: [0; MAX_DEPTH],
         }
@@ -146,16 +150,35 @@ impl Levels {
         &self.topo
     }
 
+    /// Every class's record.
+    #[inline]
+    pub(super) fn classes(&self) -> &[Class] {
+        &self.class
+    }
+
+    /// The record of class `c`.
+    #[inline]
+    pub(super) fn class(&self, c: u32) -> &Class {
+        &self.class[c as usize]
+    }
+
+    /// The record of class `c`, to change its buckets and round-robin state (not its
+    /// place, which is this module's).
+    #[inline]
+    pub(super) fn class_mut(&mut self, c: u32) -> &mut Class {
+        &mut self.class[c as usize]
+    }
+
     /// Where class `c` sits (and its mode and activity).
     #[inline]
     pub(super) fn place(&self, c: u32) -> &Place {
-        &self.topo.class[c as usize]
+        &self.class[c as usize].place
     }
 
     /// The mode of class `c` as of its last update.
     #[inline]
     pub(super) fn mode(&self, c: u32) -> Mode {
-        self.topo.class[c as usize].mode
+        self.class[c as usize].place.mode
     }
 
     /// Whether some row holds a class.
@@ -178,7 +201,7 @@ impl Levels {
     /// Sets the mode of `c`, which is inactive (linked nowhere).
     #[inline]
     pub(super) fn set_idle_mode(&mut self, c: u32, mode: Mode) {
-        let place = &mut self.topo.class[c as usize];
+        let place = &mut self.class[c as usize].place;
         debug_assert_eq!(place.activity, 0);
         place.mode = mode;
     }
@@ -187,7 +210,7 @@ impl Levels {
     /// `htb_activate`). A no-op if already active.
     #[inline]
     pub(super) fn activate_leaf(&mut self, c: u32) {
-        let place = &mut self.topo.class[c as usize];
+        let place = &mut self.class[c as usize].place;
         if place.activity == 0 {
             let prio = u32::from(place.priority);
             place.activity = 1 << prio;
@@ -199,7 +222,7 @@ impl Levels {
     /// Leaf `c` has no packet left: it leaves its row or feed (Linux `htb_deactivate`).
     #[inline]
     pub(super) fn deactivate_leaf(&mut self, c: u32) {
-        let place = &mut self.topo.class[c as usize];
+        let place = &mut self.class[c as usize].place;
         let activity = place.activity;
         if activity != 0 {
             place.activity = 0;
@@ -211,32 +234,39 @@ impl Levels {
     /// Sets the mode of `c`, moving it between its parent's feeds and its row as the
     /// mode requires (the structural part of Linux `htb_change_class_mode`).
     pub(super) fn set_mode(&mut self, c: u32, new: Mode) {
-        let place = &mut self.topo.class[c as usize];
-        if new == place.mode {
-            return;
-        }
-        let activity = place.activity;
+        let place = &mut self.class[c as usize].place;
         if place.level == 0 {
-            // A leaf: active at one priority at most, the common case made short.
-            if activity != 0 {
-                let prio = activity.trailing_zeros();
-                let old = *place;
-                place.mode = new;
-                let now = *place;
-                self.unlink_leaf(&old, prio);
-                self.link_leaf(&now, prio);
-            } else {
-                place.mode = new;
-            }
+            self.set_leaf_mode(c, new);
             return;
         }
-        let old = place.mode;
+        let (old, activity) = (place.mode, place.activity);
+        if new == old {
+            return;
+        }
         if activity != 0 && old != Mode::CantSend {
             self.deactivate(c, activity);
         }
-        self.topo.class[c as usize].mode = new;
+        self.class[c as usize].place.mode = new;
         if activity != 0 && new != Mode::CantSend {
             self.activate(c, activity);
+        }
+    }
+
+    /// [`Levels::set_mode`] for leaf `c`, written out for its single priority and
+    /// inlined where the caller knows it has a leaf.
+    #[inline(always)]
+    pub(super) fn set_leaf_mode(&mut self, c: u32, new: Mode) {
+        let place = &mut self.class[c as usize].place;
+        let old = *place;
+        if new == old.mode {
+            return;
+        }
+        place.mode = new;
+        if old.activity != 0 {
+            let prio = old.activity.trailing_zeros();
+            let now = *place;
+            self.unlink_leaf(&old, prio);
+            self.link_leaf(&now, prio);
         }
     }
 
@@ -260,7 +290,7 @@ impl Levels {
                 let was_empty = feed.set.is_empty();
                 feed.set.insert(leaf.child_pos);
                 if was_empty {
-                    self.topo.class[p as usize].activity |= bit;
+                    self.class[p as usize].place.activity |= bit;
                     self.activate(p, bit);
                 }
             }
@@ -287,7 +317,7 @@ impl Levels {
                 let feed = &mut self.turns[feed];
                 feed.remove_from_feed(leaf.child_pos);
                 if feed.set.is_empty() {
-                    self.topo.class[p as usize].activity &= !bit;
+                    self.class[p as usize].place.activity &= !bit;
                     self.deactivate(p, bit);
                 }
             }
@@ -301,7 +331,7 @@ impl Levels {
     #[inline(always)]
     fn activate(&mut self, c: u32, mask: u8) {
         let mut mask = mask;
-        let mut cl = self.topo.class[c as usize];
+        let mut cl = self.class[c as usize].place;
         while cl.mode == Mode::MayBorrow && mask != 0 {
             let p = cl.parent;
             if p == NONE {
@@ -316,7 +346,7 @@ impl Levels {
                 }
                 feed.set.insert(cl.child_pos);
             }
-            let parent = &mut self.topo.class[p as usize];
+            let parent = &mut self.class[p as usize].place;
             parent.activity |= mask;
             cl = *parent;
         }
@@ -336,7 +366,7 @@ impl Levels {
     #[inline(always)]
     fn deactivate(&mut self, c: u32, mask: u8) {
         let mut mask = mask;
-        let mut cl = self.topo.class[c as usize];
+        let mut cl = self.class[c as usize].place;
         while cl.mode == Mode::MayBorrow && mask != 0 {
             let p = cl.parent;
             if p == NONE {
@@ -352,7 +382,7 @@ impl Levels {
                     mask |= 1 << prio;
                 }
             }
-            let parent = &mut self.topo.class[p as usize];
+            let parent = &mut self.class[p as usize].place;
             parent.activity &= !mask;
             cl = *parent;
         }
@@ -402,7 +432,7 @@ impl Levels {
             } else {
                 self.topo.children[owner as usize][pos]
             };
-            if self.topo.class[cl as usize].level == 0 {
+            if self.class[cl as usize].place.level == 0 {
                 return cl;
             }
             sp += 1;
@@ -416,7 +446,7 @@ impl Levels {
         let t = if level == 0 {
             Topology::row(0, prio)
         } else {
-            self.feed(self.topo.class[leaf as usize].parent, prio)
+            self.feed(self.class[leaf as usize].place.parent, prio)
         };
         self.turns[t].advance();
     }

@@ -145,6 +145,7 @@
 //! allocates after construction except the leaves' queues growing to their peak length.
 
 mod bucket;
+mod class;
 mod config;
 mod levels;
 mod ready;
@@ -165,6 +166,7 @@ use crate::ds::{ClassQueues, DequeQueues};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
+use class::Class;
 use levels::Levels;
 use ready::Readiness;
 use topology::{ROOT, Topology};
@@ -174,15 +176,15 @@ use wait::WaitQueue;
 #[derive(Debug)]
 pub struct Htb<P> {
     params: HtbParams,
-    classes: Vec<ClassParams>,
+    class_params: Vec<ClassParams>,
     clamps: Vec<QuantumClamp>,
     /// Each leaf's FIFO (empty for other classes).
     queues: DequeQueues<P>,
-    /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`):
-    /// `deficit[level][leaf]`. Level by level, so that the deficits used most (level
-    /// 0's) sit eight to a cache line.
-    deficit: [Vec<i64>; MAX_DEPTH],
-    buckets: Vec<Bucket>,
+    /// Each leaf's DRR deficit when borrowing, per level it is served at above 0, bytes
+    /// (Linux `deficit[level]`): `deficit[level - 1][leaf]`. Level 0's is in the leaf's
+    /// record.
+    deficit: [Vec<i64>; MAX_DEPTH - 1],
+    /// Rows and feeds, and the class records (buckets, places, level 0's deficits).
     levels: Levels,
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
     /// items are positions within the level. Leaves without backlog are left out (see
@@ -215,28 +217,33 @@ impl<P> Htb<P> {
     /// than [`MAX_DEPTH`] levels (the link included) or a class without a rate would get
     /// none.
     pub fn with_params(tree: &ClassTree, params: HtbParams) -> Result<Htb<P>, BuildError> {
-        let (classes, clamps) = config::resolve(tree, &params)?;
-        let topo = Topology::new(tree, &classes);
-        let buckets = classes
+        let (class_params, clamps) = config::resolve(tree, &params)?;
+        let (topo, places) = Topology::new(tree, &class_params);
+        let records = class_params
             .iter()
-            .map(|c| Bucket::new(c.rate, c.ceil, c.burst, c.cburst))
+            .zip(places)
+            .map(|(c, place)| Class {
+                place,
+                bucket: Bucket::new(c.rate, c.ceil, c.burst, c.cburst),
+                deficit: 0,
+                quantum: c.quantum.map_or(0, |q| q.0 as i64),
+            })
             .collect();
         Ok(Htb {
             params,
             queues: DequeQueues::new(tree.len()),
             deficit: core::array::from_fn(|_| vec![0; tree.len()]),
-            buckets,
             wait: core::array::from_fn(|level| {
                 let rates: Vec<_> = topo.by_level[level]
                     .iter()
-                    .map(|&c| classes[c as usize].rate)
+                    .map(|&c| class_params[c as usize].rate)
                     .collect();
                 WaitQueue::for_level(&rates, tree.link_rate(), params.mtu)
             }),
             leaf_events_at: Instant::ZERO,
             ready: Readiness::new(&topo),
-            levels: Levels::new(topo),
-            classes,
+            levels: Levels::new(topo, records),
+            class_params,
             clamps,
         })
     }
@@ -249,14 +256,14 @@ impl<P> Htb<P> {
     /// The parameters used for `class`, defaults resolved, or `None` if it is not a
     /// class of the tree.
     pub fn class_params(&self, class: ClassId) -> Option<&ClassParams> {
-        self.classes.get(class.index())
+        self.class_params.get(class.index())
     }
 
     /// The mode of `class` as of its last update (Linux `cmode`: updated when the class
     /// is charged and when a scheduled mode change is applied by `dequeue`), or `None`
     /// if it is not a class of the tree. The link is always [`Mode::CanSend`].
     pub fn mode_of(&self, class: ClassId) -> Option<Mode> {
-        if class.index() >= self.classes.len() {
+        if class.index() >= self.class_params.len() {
             None
         } else if self.is_leaf(class) && self.queues.is_empty(class.index()) {
             Some(self.idle_leaf_mode(class.0).0)
@@ -273,7 +280,7 @@ impl<P> Htb<P> {
 
     #[inline]
     fn is_leaf(&self, class: ClassId) -> bool {
-        self.classes
+        self.class_params
             .get(class.index())
             .is_some_and(|c| c.quantum.is_some())
     }
@@ -290,7 +297,7 @@ impl<P> Htb<P> {
     /// application sets the mode at its own `now`.
     #[inline]
     fn idle_leaf_mode(&self, leaf: u32) -> (Mode, Instant) {
-        self.buckets[leaf as usize].mode_at(self.leaf_events_at)
+        self.levels.class(leaf).bucket.mode_at(self.leaf_events_at)
     }
 
     /// Leaf `leaf` has no packet left: it leaves its row or feed and the wait queue.
@@ -310,9 +317,8 @@ impl<P> Htb<P> {
     fn settle(&mut self) {
         if !self.levels.any_row() {
             let queues = &self.queues;
-            self.ready.flush(self.levels.topo(), &self.buckets, |l| {
-                !queues.is_empty(l as usize)
-            });
+            self.ready
+                .flush(self.levels.classes(), |l| !queues.is_empty(l as usize));
         }
     }
 
@@ -320,9 +326,13 @@ impl<P> Htb<P> {
     fn apply_events(&mut self, level: usize, now: Instant) {
         while let Some((pos, _)) = self.wait[level].first_due(now.0) {
             let c = self.levels.topo().by_level[level][pos as usize];
-            let b = &self.buckets[c as usize];
+            let b = &self.levels.class(c).bucket;
             let (mode, delay) = b.mode(b.credit(now));
-            self.levels.set_mode(c, mode);
+            if level == 0 {
+                self.levels.set_leaf_mode(c, mode);
+            } else {
+                self.levels.set_mode(c, mode);
+            }
             // Re-keyed in place when the class still waits: one sift instead of a
             // removal and an insertion (the heap's order does not depend on its layout).
             if mode == Mode::CanSend {
@@ -337,14 +347,17 @@ impl<P> Htb<P> {
     /// ancestors below the link (Linux `htb_charge_class`). A leaf left without backlog
     /// (`leaf_idle`) keeps its mode unapplied (see [`Htb::idle_leaf_mode`]).
     fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant, leaf_idle: bool) {
-        self.buckets[leaf as usize].charge(now, len, level == 0);
+        self.levels
+            .class_mut(leaf)
+            .bucket
+            .charge(now, len, level == 0);
         if !leaf_idle {
             self.update_mode(leaf, 0, now);
         }
         let mut c = self.levels.place(leaf).parent;
         while c != ROOT {
             let class_level = self.levels.place(c).level;
-            self.buckets[c as usize].charge(now, len, class_level >= level);
+            (self.levels.class_mut(c).bucket).charge(now, len, class_level >= level);
             self.update_mode(c, class_level, now);
             c = self.levels.place(c).parent;
         }
@@ -354,10 +367,14 @@ impl<P> Htb<P> {
     /// relinking it and moving its wait-queue entry if the mode changed.
     #[inline(always)]
     fn update_mode(&mut self, c: u32, level: u8, now: Instant) {
-        let (mode, delay) = self.buckets[c as usize].mode(0);
+        let (mode, delay) = self.levels.class(c).bucket.mode(0);
         let old = self.levels.mode(c);
         if mode != old {
-            self.levels.set_mode(c, mode);
+            if level == 0 {
+                self.levels.set_leaf_mode(c, mode);
+            } else {
+                self.levels.set_mode(c, mode);
+            }
             let wait = &mut self.wait[usize::from(level)];
             let pos = self.levels.place(c).level_pos;
             if old != Mode::CanSend {
@@ -381,11 +398,16 @@ impl<P> Htb<P> {
             .pop_front(leaf as usize)
             .expect("a leaf linked into a row or feed is backlogged");
         let len = len_of(&pkt);
-        let deficit = &mut self.deficit[usize::from(level)][leaf as usize];
+        let record = self.levels.class_mut(leaf);
+        let quantum = record.quantum;
+        let deficit = if level == 0 {
+            &mut record.deficit
+        } else {
+            &mut self.deficit[usize::from(level) - 1][leaf as usize]
+        };
         *deficit -= len.0 as i64;
         if *deficit < 0 {
-            let quantum = self.classes[leaf as usize].quantum;
-            *deficit += quantum.expect("only leaves are served").0 as i64;
+            *deficit += quantum;
             self.levels.pass_turn(leaf, level, prio);
         }
         let idle = self.queues.is_empty(leaf as usize);

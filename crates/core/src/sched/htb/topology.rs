@@ -41,8 +41,6 @@ pub(super) struct Place {
 /// See the [module docs](self).
 #[derive(Clone, Debug)]
 pub(super) struct Topology {
-    /// Where each class sits.
-    pub(super) class: Vec<Place>,
     /// Children of each class, in id order.
     pub(super) children: Vec<Vec<u32>>,
     /// Classes of each level, in id order.
@@ -56,8 +54,9 @@ impl Topology {
     /// Rows come first among the turns: `MAX_DEPTH × PRIORITIES` of them.
     pub(super) const ROWS: usize = MAX_DEPTH * PRIORITIES;
 
-    /// The topology of `tree` with the levels and priorities of `params`.
-    pub(super) fn new(tree: &ClassTree, params: &[ClassParams]) -> Topology {
+    /// The topology of `tree` with the levels and priorities of `params`, and where each
+    /// class sits (green and inactive).
+    pub(super) fn new(tree: &ClassTree, params: &[ClassParams]) -> (Topology, Vec<Place>) {
         let n = tree.len();
         let mut by_level: [Vec<u32>; MAX_DEPTH] = Default::default();
         let mut class: Vec<Place> = tree
@@ -90,8 +89,7 @@ impl Topology {
                 next_feed += PRIORITIES as u32;
             }
         }
-        Topology {
-            class,
+        let topo = Topology {
             children: tree
                 .classes()
                 .iter()
@@ -99,7 +97,8 @@ impl Topology {
                 .collect(),
             by_level,
             feed,
-        }
+        };
+        (topo, class)
     }
 
     /// Number of turns (rows, then feeds).
