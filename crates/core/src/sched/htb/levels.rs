@@ -17,7 +17,7 @@
 //! from a row through the feeds, following each one's round-robin position, to a leaf.
 
 use super::bucket::Mode;
-use super::class::Class;
+use super::class::{Class, WaitNodes};
 use super::config::{MAX_DEPTH, PRIORITIES};
 use super::topology::{NONE, Place, Topology};
 use crate::ds::IdSet;
@@ -144,12 +144,6 @@ impl Levels {
         }
     }
 
-    /// The tree's shape.
-    #[inline]
-    pub(super) fn topo(&self) -> &Topology {
-        &self.topo
-    }
-
     /// Every class's record.
     #[inline]
     pub(super) fn classes(&self) -> &[Class] {
@@ -167,6 +161,12 @@ impl Levels {
     #[inline]
     pub(super) fn class_mut(&mut self, c: u32) -> &mut Class {
         &mut self.class[c as usize]
+    }
+
+    /// The wait-queue nodes of the class records.
+    #[inline]
+    pub(super) fn wait_nodes(&mut self) -> WaitNodes<'_> {
+        WaitNodes(&mut self.class)
     }
 
     /// Where class `c` sits (and its mode and activity).

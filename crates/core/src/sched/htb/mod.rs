@@ -170,7 +170,7 @@ use class::Class;
 use levels::Levels;
 use ready::Readiness;
 use topology::{ROOT, Topology};
-use wait::WaitQueue;
+use wait::{Node, WaitQueue};
 
 /// HTB over a class tree. See the [module docs](self).
 #[derive(Debug)]
@@ -187,8 +187,8 @@ pub struct Htb<P> {
     /// Rows and feeds, and the class records (buckets, places, level 0's deficits).
     levels: Levels,
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
-    /// items are positions within the level. Leaves without backlog are left out (see
-    /// [`Htb::idle_leaf_mode`]).
+    /// items are class ids, nodes in the class records. Leaves without backlog are left
+    /// out (see [`Htb::idle_leaf_mode`]).
     wait: [WaitQueue; MAX_DEPTH],
     /// The `now` of the last application of level 0's mode changes (every `dequeue`
     /// with a backlog applies them).
@@ -224,6 +224,7 @@ impl<P> Htb<P> {
             .zip(places)
             .map(|(c, place)| Class {
                 place,
+                wait: Node::ABSENT,
                 bucket: Bucket::new(c.rate, c.ceil, c.burst, c.cburst),
                 deficit: 0,
                 quantum: c.quantum.map_or(0, |q| q.0 as i64),
@@ -304,9 +305,8 @@ impl<P> Htb<P> {
     #[inline]
     fn idle_leaf(&mut self, leaf: u32) {
         self.levels.deactivate_leaf(leaf);
-        let place = self.levels.place(leaf);
-        if place.mode != Mode::CanSend {
-            self.wait[0].remove(place.level_pos);
+        if self.levels.mode(leaf) != Mode::CanSend {
+            self.wait[0].remove(&mut self.levels.wait_nodes(), leaf);
         }
     }
 
@@ -324,8 +324,7 @@ impl<P> Htb<P> {
 
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
-        while let Some((pos, _)) = self.wait[level].first_due(now.0) {
-            let c = self.levels.topo().by_level[level][pos as usize];
+        while let Some((c, _)) = self.wait[level].first_due(&mut self.levels.wait_nodes(), now.0) {
             let b = &self.levels.class(c).bucket;
             let (mode, delay) = b.mode(b.credit(now));
             if level == 0 {
@@ -335,10 +334,11 @@ impl<P> Htb<P> {
             }
             // Re-keyed in place when the class still waits: one sift instead of a
             // removal and an insertion (the heap's order does not depend on its layout).
+            let nodes = &mut self.levels.wait_nodes();
             if mode == Mode::CanSend {
-                self.wait[level].remove(pos);
+                self.wait[level].remove(nodes, c);
             } else {
-                self.wait[level].set(pos, at_delay(now, delay));
+                self.wait[level].set(nodes, c, at_delay(now, delay));
             }
         }
     }
@@ -376,12 +376,12 @@ impl<P> Htb<P> {
                 self.levels.set_mode(c, mode);
             }
             let wait = &mut self.wait[usize::from(level)];
-            let pos = self.levels.place(c).level_pos;
+            let nodes = &mut self.levels.wait_nodes();
             if old != Mode::CanSend {
-                wait.remove(pos);
+                wait.remove(nodes, c);
             }
             if mode != Mode::CanSend {
-                wait.set(pos, at_delay(now, delay));
+                wait.set(nodes, c, at_delay(now, delay));
             }
         }
     }
@@ -444,7 +444,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
             let (mode, change) = self.idle_leaf_mode(class.0);
             self.levels.set_idle_mode(class.0, mode);
             if mode != Mode::CanSend {
-                self.wait[0].set(self.levels.place(class.0).level_pos, change.0);
+                self.wait[0].set(&mut self.levels.wait_nodes(), class.0, change.0);
             }
             self.levels.activate_leaf(class.0);
             self.ready.mark(class.0);
