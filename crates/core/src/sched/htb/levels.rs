@@ -38,8 +38,9 @@ pub(super) struct Levels {
     row_mask: [u8; MAX_DEPTH],
 }
 
-/// One row or feed: its members (positions in class-id order, see [`super::topology`])
-/// and the round-robin position in it (Linux's `htb_prio`: tree, `ptr` and
+/// One row or feed: its members (class ids in a row, positions among the owner's
+/// children in a feed; either way in class-id order, see [`super::topology`]) and the
+/// round-robin position in it (Linux's `htb_prio`: tree, `ptr` and
 /// `last_ptr_id`).
 #[derive(Clone, Debug)]
 struct Turn {
@@ -54,7 +55,7 @@ struct Turn {
 }
 
 impl Turn {
-    /// An empty row or feed over positions `0..capacity`.
+    /// An empty row or feed over members `0..capacity`.
     fn new(capacity: usize) -> Turn {
         Turn {
             set: IdSet::new(capacity),
@@ -126,8 +127,9 @@ impl Levels {
     pub(super) fn new(topo: Topology, class: Vec<Class>) -> Levels {
         let mut turns = Vec::with_capacity(topo.turns());
         for level in 0..MAX_DEPTH {
-            let classes = topo.by_level[level].len();
-            turns.extend((0..PRIORITIES).map(|_| Turn::new(classes)));
+            // Class ids up to the largest of the level.
+            let ids = topo.by_level[level].last().map_or(0, |&c| c as usize + 1);
+            turns.extend((0..PRIORITIES).map(|_| Turn::new(ids)));
         }
         for (c, &f) in topo.feed.iter().enumerate() {
             if f != NONE {
@@ -215,7 +217,7 @@ impl Levels {
             let prio = u32::from(place.priority);
             place.activity = 1 << prio;
             let place = *place;
-            self.link_leaf(&place, prio);
+            self.link_leaf(c, &place, prio);
         }
     }
 
@@ -227,7 +229,7 @@ impl Levels {
         if activity != 0 {
             place.activity = 0;
             let place = *place;
-            self.unlink_leaf(&place, activity.trailing_zeros());
+            self.unlink_leaf(c, &place, activity.trailing_zeros());
         }
     }
 
@@ -265,23 +267,21 @@ impl Levels {
         if old.activity != 0 {
             let prio = old.activity.trailing_zeros();
             let now = *place;
-            self.unlink_leaf(&old, prio);
-            self.link_leaf(&now, prio);
+            self.unlink_leaf(c, &old, prio);
+            self.link_leaf(c, &now, prio);
         }
     }
 
-    /// [`Levels::activate`] for a leaf of place `leaf` (mode set), active at `prio`
-    /// only: the first step written out for one priority (row 0 or the parent's feed),
-    /// the climb above left to `activate`.
+    /// [`Levels::activate`] for leaf `leaf_id` of place `leaf` (mode set), active at
+    /// `prio` only: the first step written out for one priority (row 0 or the parent's
+    /// feed), the climb above left to `activate`.
     #[inline(always)]
-    fn link_leaf(&mut self, leaf: &Place, prio: u32) {
+    fn link_leaf(&mut self, leaf_id: u32, leaf: &Place, prio: u32) {
         let bit = 1 << prio;
         match leaf.mode {
             Mode::CanSend => {
                 self.row_mask[0] |= bit;
-                self.turns[Topology::row(0, prio)]
-                    .set
-                    .insert(leaf.level_pos);
+                self.turns[Topology::row(0, prio)].set.insert(leaf_id);
             }
             Mode::MayBorrow => {
                 let p = leaf.parent;
@@ -298,15 +298,15 @@ impl Levels {
         }
     }
 
-    /// [`Levels::deactivate`] for a leaf of place `leaf` (mode still the old one),
-    /// active at `prio` only (see [`Levels::link_leaf`]).
+    /// [`Levels::deactivate`] for leaf `leaf_id` of place `leaf` (mode still the old
+    /// one), active at `prio` only (see [`Levels::link_leaf`]).
     #[inline(always)]
-    fn unlink_leaf(&mut self, leaf: &Place, prio: u32) {
+    fn unlink_leaf(&mut self, leaf_id: u32, leaf: &Place, prio: u32) {
         let bit = 1 << prio;
         match leaf.mode {
             Mode::CanSend => {
                 let row = &mut self.turns[Topology::row(0, prio)];
-                row.remove_from_row(leaf.level_pos);
+                row.remove_from_row(leaf_id);
                 if row.set.is_empty() {
                     self.row_mask[0] &= !bit;
                 }
@@ -331,6 +331,7 @@ impl Levels {
     #[inline(always)]
     fn activate(&mut self, c: u32, mask: u8) {
         let mut mask = mask;
+        let mut id = c;
         let mut cl = self.class[c as usize].place;
         while cl.mode == Mode::MayBorrow && mask != 0 {
             let p = cl.parent;
@@ -348,14 +349,12 @@ impl Levels {
             }
             let parent = &mut self.class[p as usize].place;
             parent.activity |= mask;
-            cl = *parent;
+            (id, cl) = (p, *parent);
         }
         if cl.mode == Mode::CanSend && mask != 0 {
             self.row_mask[usize::from(cl.level)] |= mask;
             for prio in prios(mask) {
-                self.turns[Topology::row(cl.level, prio)]
-                    .set
-                    .insert(cl.level_pos);
+                self.turns[Topology::row(cl.level, prio)].set.insert(id);
             }
         }
     }
@@ -366,6 +365,7 @@ impl Levels {
     #[inline(always)]
     fn deactivate(&mut self, c: u32, mask: u8) {
         let mut mask = mask;
+        let mut id = c;
         let mut cl = self.class[c as usize].place;
         while cl.mode == Mode::MayBorrow && mask != 0 {
             let p = cl.parent;
@@ -384,13 +384,13 @@ impl Levels {
             }
             let parent = &mut self.class[p as usize].place;
             parent.activity &= !mask;
-            cl = *parent;
+            (id, cl) = (p, *parent);
         }
         if cl.mode == Mode::CanSend && mask != 0 {
             let mut emptied = 0;
             for prio in prios(mask) {
                 let row = &mut self.turns[Topology::row(cl.level, prio)];
-                row.remove_from_row(cl.level_pos);
+                row.remove_from_row(id);
                 if row.set.is_empty() {
                     emptied |= 1 << prio;
                 }
@@ -410,7 +410,7 @@ impl Levels {
             // The members of a row of level 0 are leaves: the loop below in short.
             let turn = &mut self.turns[Topology::row(0, prio)];
             turn.settle_ptr();
-            return self.topo.by_level[0][turn.ptr as usize];
+            return turn.ptr;
         }
         // Turn indices and the class that owns each (NONE for the row).
         let mut stack = [(0usize, NONE); MAX_DEPTH];
@@ -426,11 +426,10 @@ impl Levels {
                 }
                 continue;
             }
-            let pos = turn.ptr as usize;
             let cl = if owner == NONE {
-                self.topo.by_level[usize::from(level)][pos]
+                turn.ptr
             } else {
-                self.topo.children[owner as usize][pos]
+                self.topo.children[owner as usize][turn.ptr as usize]
             };
             if self.class[cl as usize].place.level == 0 {
                 return cl;

@@ -1,10 +1,10 @@
 //! The shape of the class tree as HTB's structures address it: parents, levels, and the
-//! positions that number a class among its siblings and among the classes of its level.
+//! position that numbers a class among its siblings.
 //!
-//! Linux sorts every row and feed by class id. Class ids here are [`ClassId`]s, and a
-//! class's siblings ([`Topology::children`]) and the classes of its level
-//! ([`Topology::by_level`]) are listed in id order, so a class's position in those lists
-//! orders it exactly as Linux's class id does.
+//! Linux sorts every row and feed by class id. Class ids here are [`ClassId`]s: a row
+//! holds class ids themselves, and a feed the positions of the children in its owner's
+//! list of children ([`Topology::children`]), which is in id order, so a child's
+//! position orders it exactly as Linux's class id does.
 
 use super::bucket::Mode;
 use super::config::{ClassParams, MAX_DEPTH, PRIORITIES};
@@ -24,8 +24,6 @@ pub(super) struct Place {
     pub(super) parent: u32,
     /// Position among the parent's children.
     pub(super) child_pos: u32,
-    /// Position among the classes of its level.
-    pub(super) level_pos: u32,
     /// Linux level.
     pub(super) level: u8,
     /// Priority (leaves).
@@ -66,7 +64,6 @@ impl Topology {
             .map(|(c, p)| Place {
                 parent: c.parent.map_or(NONE, |p| p.0),
                 child_pos: 0,
-                level_pos: 0,
                 level: p.level,
                 priority: p.priority,
                 mode: Mode::CanSend,
@@ -74,9 +71,7 @@ impl Topology {
             })
             .collect();
         for c in tree.classes() {
-            let list = &mut by_level[usize::from(params[c.id.index()].level)];
-            class[c.id.index()].level_pos = list.len() as u32;
-            list.push(c.id.0);
+            by_level[usize::from(params[c.id.index()].level)].push(c.id.0);
         }
         let mut feed = vec![NONE; n];
         let mut next_feed = Self::ROWS as u32;
