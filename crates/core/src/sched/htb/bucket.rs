@@ -121,6 +121,7 @@ impl Bucket {
     /// class): the ceiling bucket always pays; the assured bucket pays if `pays_rate`
     /// (the class is the lender or above it), else it is only credited, since `t_c`
     /// moves to `now`.
+    #[inline(always)]
     pub(super) fn charge(&mut self, now: Instant, len: Bytes, pays_rate: bool) {
         let diff = self.credit(now);
         self.tokens = if pays_rate {

@@ -343,17 +343,10 @@ impl<P> Htb<P> {
         }
     }
 
-    /// Charges `len` bytes sent by `leaf`, found at `level`, to the leaf and its
-    /// ancestors below the link (Linux `htb_charge_class`). A leaf left without backlog
-    /// (`leaf_idle`) keeps its mode unapplied (see [`Htb::idle_leaf_mode`]).
-    fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant, leaf_idle: bool) {
-        self.levels
-            .class_mut(leaf)
-            .bucket
-            .charge(now, len, level == 0);
-        if !leaf_idle {
-            self.update_mode(leaf, 0, now);
-        }
+    /// Charges `len` bytes sent by `leaf`, found at `level`, to the ancestors of the
+    /// leaf below the link (the rest of Linux `htb_charge_class`, after the leaf's own
+    /// charge in [`Htb::serve`]).
+    fn charge_ancestors(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant) {
         let mut c = self.levels.place(leaf).parent;
         while c != ROOT {
             let class_level = self.levels.place(c).level;
@@ -410,11 +403,15 @@ impl<P> Htb<P> {
             *deficit += quantum;
             self.levels.pass_turn(leaf, level, prio);
         }
-        let idle = self.queues.is_empty(leaf as usize);
-        if idle {
+        // The leaf's own charge (Linux `htb_charge_class`, first step); a leaf left
+        // without backlog keeps its mode unapplied (see [`Htb::idle_leaf_mode`]).
+        (self.levels.class_mut(leaf).bucket).charge(now, len, level == 0);
+        if self.queues.is_empty(leaf as usize) {
             self.idle_leaf(leaf);
+        } else {
+            self.update_mode(leaf, 0, now);
         }
-        self.charge(leaf, level, len, now, idle);
+        self.charge_ancestors(leaf, level, len, now);
         self.ready.mark(leaf);
         Dequeued {
             pkt,
