@@ -404,14 +404,21 @@ impl Levels {
     /// the feeds; a position invalidated by a departure resumes at the next member; a
     /// feed whose position ran past its last member rewinds to its first and passes the
     /// turn at the level above to the next member.
+    #[inline]
     pub(super) fn lookup(&mut self, level: u8, prio: u32) -> u32 {
         debug_assert!(self.row_mask[usize::from(level)] & (1 << prio) != 0);
         if level == 0 {
-            // The members of a row of level 0 are leaves: the loop below in short.
+            // The members of a row of level 0 are leaves: the walk in short.
             let turn = &mut self.turns[Topology::row(0, prio)];
             turn.settle_ptr();
             return turn.ptr;
         }
+        self.lookup_through_feeds(level, prio)
+    }
+
+    /// [`Levels::lookup`] for a row above level 0: down through the feeds.
+    #[inline(never)]
+    fn lookup_through_feeds(&mut self, level: u8, prio: u32) -> u32 {
         // Turn indices and the class that owns each (NONE for the row).
         let mut stack = [(0usize, NONE); MAX_DEPTH];
         stack[0] = (Topology::row(level, prio), NONE);
