@@ -145,7 +145,7 @@ impl Heap {
     }
 
     /// Moves `entry`, at index `at`, up to its place.
-    #[inline]
+    #[inline(always)]
     fn up<N: Nodes + ?Sized>(&mut self, nodes: &mut N, at: usize, entry: (u64, u32)) {
         let mut at = at;
         while at > 0 {
