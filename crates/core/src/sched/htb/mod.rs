@@ -310,6 +310,22 @@ impl<P> Htb<P> {
         }
     }
 
+    /// Leaf `leaf` has just been given a packet, its first: it takes the mode its
+    /// buckets give it, waits for its next mode change unless green, and is linked in
+    /// (Linux `htb_activate`). Out of line, so that an arrival to a backlogged leaf is
+    /// a short function.
+    #[inline(never)]
+    fn backlogged(&mut self, leaf: u32) {
+        let (mode, change) = self.idle_leaf_mode(leaf);
+        self.levels.set_idle_mode(leaf, mode);
+        if mode != Mode::CanSend {
+            self.wait[0].set(&mut self.levels.wait_nodes(), leaf, change.0);
+        }
+        self.levels.activate_leaf(leaf);
+        self.ready.mark(leaf);
+        self.settle();
+    }
+
     /// Brings the readiness up to date if `poll_at` will need it: when no row holds a
     /// class (see module `ready`). Called at the end of every call that changes backlog
     /// or buckets.
@@ -438,14 +454,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
     ) -> Enqueue<P> {
         debug_assert!(self.is_leaf(class), "the qdisc offers leaves only");
         if self.queues.push_back(class.index(), pkt) {
-            let (mode, change) = self.idle_leaf_mode(class.0);
-            self.levels.set_idle_mode(class.0, mode);
-            if mode != Mode::CanSend {
-                self.wait[0].set(&mut self.levels.wait_nodes(), class.0, change.0);
-            }
-            self.levels.activate_leaf(class.0);
-            self.ready.mark(class.0);
-            self.settle();
+            self.backlogged(class.0);
         }
         Enqueue::Queued
     }
