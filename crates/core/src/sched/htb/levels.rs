@@ -15,6 +15,12 @@
 //! the parent is yellow too, and end in the row of the first green class reached; a red
 //! class is linked nowhere, which cuts its subtree off. [`Levels::lookup`] descends
 //! from a row through the feeds, following each one's round-robin position, to a leaf.
+//!
+//! The class records (module `class`) live here, since a relink reads and writes the
+//! place, mode and activity they hold; the rest of HTB reaches the buckets and deficits
+//! through [`Levels::class_mut`] and the wait-queue nodes through
+//! [`Levels::wait_nodes`]. A leaf's relink is written out for its single priority
+//! ([`Levels::set_leaf_mode`]) and inlined where the caller knows it has a leaf.
 
 use super::bucket::Mode;
 use super::class::{Class, WaitNodes};

@@ -141,8 +141,11 @@
 //! readiness behind `poll_at` is recomputed only when no row
 //! holds a class (module `ready`): then O(d log n) per leaf charged or changed since
 //! the last recomputation, and nothing while HTB keeps sending. Token costs are exact
-//! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). Nothing
-//! allocates after construction except the leaves' queues growing to their peak length.
+//! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). What a
+//! packet reads of a class (its place in the tree, mode and activity, wait-queue node,
+//! buckets, level-0 deficit and quantum) is one 128-byte record (module `class`), in
+//! two cache lines, of which a mode change reads the first only. Nothing allocates
+//! after construction except the leaves' queues growing to their peak length.
 
 mod bucket;
 mod class;

@@ -4,8 +4,9 @@
 //!
 //! Between two charges a class's mode only improves with time (red → yellow → green):
 //! it is not red from `Y = t_c + max(0, −ctokens)` on, and green from
-//! `G = t_c + max(0, −tokens, −ctokens)` on ([`Bucket::not_red_from`],
-//! [`Bucket::green_from`]). A backlogged leaf can send at `t` if some class on its path
+//! `G = t_c + max(0, −tokens, −ctokens)` on
+//! ([`super::bucket::Bucket::not_red_from`], [`super::bucket::Bucket::green_from`]). A
+//! backlogged leaf can send at `t` if some class on its path
 //! to the link is green at `t` and every class below that one is not red at `t`; so,
 //! bottom-up over the tree, with `∞` for a class without backlog below it:
 //!
