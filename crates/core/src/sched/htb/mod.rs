@@ -355,7 +355,7 @@ impl<P> Htb<P> {
             // removal and an insertion (the heap's order does not depend on its layout).
             let nodes = &mut self.levels.wait_nodes();
             if mode == Mode::CanSend {
-                self.wait[level].remove(nodes, c);
+                self.wait[level].remove_first(nodes);
             } else {
                 self.wait[level].set(nodes, c, at_delay(now, delay));
             }

@@ -347,6 +347,14 @@ impl WaitQueue {
         }
     }
 
+    /// Removes the item [`WaitQueue::first_due`] just returned.
+    #[inline]
+    pub(super) fn remove_first<N: Nodes + ?Sized>(&mut self, nodes: &mut N) {
+        let (_, item) = self.due.first().expect("an item was due");
+        self.due.remove(nodes, 0);
+        nodes.node(item).slot = ABSENT;
+    }
+
     /// With `due` empty, makes the slot of the smallest key the current one if it has
     /// begun by `now`; returns whether it did (then `due` is not empty). Either way,
     /// `horizon` is brought up to date.
@@ -417,8 +425,9 @@ mod tests {
         /// Set an item's key to `now + delay`, or below `now` if `back`.
         Set(u32, u64, bool),
         Remove(u32),
-        /// Advance the clock, ask what is due, and remove it if `take`.
-        Due(u64, bool),
+        /// Advance the clock, ask what is due, and remove it if `take` is 1 (by
+        /// `remove`) or 2 (by `remove_first`).
+        Due(u64, u8),
     }
 
     fn op(items: u32, span: u64) -> impl Strategy<Value = Op> {
@@ -426,7 +435,7 @@ mod tests {
             6 => (0..items, 0..span, prop::bool::weighted(0.05))
                 .prop_map(|(i, d, b)| Op::Set(i, d, b)),
             1 => (0..items).prop_map(Op::Remove),
-            6 => (0..span / 4, any::<bool>()).prop_map(|(d, t)| Op::Due(d, t)),
+            6 => (0..span / 4, 0u8..3).prop_map(|(d, t)| Op::Due(d, t)),
         ]
     }
 
@@ -472,10 +481,14 @@ mod tests {
                         .filter(|&&(k, _)| k <= now)
                         .map(|&(k, i)| (i, k));
                     prop_assert_eq!(q.first_due(nodes, now), want);
-                    if let (Some((item, key)), true) = (want, take) {
+                    if let (Some((item, key)), 1 | 2) = (want, take) {
                         model.remove(&(key, item));
                         keys[item as usize] = None;
-                        q.remove(nodes, item);
+                        if take == 1 {
+                            q.remove(nodes, item);
+                        } else {
+                            q.remove_first(nodes);
+                        }
                     }
                 }
             }
