@@ -107,6 +107,20 @@ impl IdSet {
     #[inline]
     pub fn next_from(&self, i: u32) -> Option<u32> {
         let mut pos = i as usize;
+        if self.lower == 1 {
+            // In the word of `i`, or in the first non-empty word after it.
+            let w = pos / 64;
+            let bits = *self.words.get(w)? & (!0u64 << (pos % 64));
+            if bits != 0 {
+                return Some((w * 64) as u32 + bits.trailing_zeros());
+            }
+            let later = self.top & (!1u64).checked_shl(w as u32)?;
+            if later == 0 {
+                return None;
+            }
+            let w = later.trailing_zeros() as usize;
+            return Some((w * 64) as u32 + self.words[w].trailing_zeros());
+        }
         // Climb until some word holds a member at or after `pos`...
         for k in 0..self.lower {
             let w = pos / 64;
