@@ -4,11 +4,13 @@
 //! operations and never allocate.
 //!
 //! The words of the levels below the top share one vector, and the top word is a field,
-//! so that emptiness is one load and a set of up to 64 positions needs no vector.
+//! so that emptiness is one load and a set of up to 64 positions needs no vector. A set
+//! of 65 to 4 096 positions (one level below the top) inserts and finds successors
+//! without a loop over levels.
 //!
 //! HTB keeps its rows and feeds in these (where Linux keeps red-black trees sorted by
-//! class id): the members are positions numbered in class-id order, so the set's order
-//! is Linux's.
+//! class id): the members are class ids (rows) or positions numbered in class-id order
+//! (feeds), so the set's order is Linux's; and its wait queues' occupied slots.
 
 /// Most levels below the top word: 64⁶ = 2³⁶ positions cover every `u32`.
 const MAX_LOWER: usize = 5;
