@@ -407,7 +407,7 @@ impl TxTime {
     pub fn of(self, b: Bytes) -> Duration {
         let r = self.rate.0;
         if b.0 >= Self::FAST_BELOW || r == 0 {
-            return self.rate.tx_time(b);
+            return self.exactly(b);
         }
         let n = b.0 * 8 * NANOS_PER_SEC;
         let mut q = ((u128::from(n) * u128::from(self.reciprocal)) >> 64) as u64;
@@ -417,6 +417,14 @@ impl TxTime {
             rem -= r;
         }
         Duration(q + u64::from(rem != 0))
+    }
+
+    /// [`Rate::tx_time`] itself, out of line: the rare lengths and rate of
+    /// [`TxTime::of`] that the multiplication does not cover.
+    #[cold]
+    #[inline(never)]
+    fn exactly(self, b: Bytes) -> Duration {
+        self.rate.tx_time(b)
     }
 }
 

@@ -35,22 +35,25 @@ pub enum Mode {
 }
 
 /// The assured (`rate`, `burst`) and ceiling (`ceil`, `cburst`) buckets of one class.
+/// Laid out in this order, what a mode needs (tokens and checkpoint) first, so that a
+/// class record can put it in its first cache line (module `class`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(super) struct Bucket {
-    /// Token costs at `rate`.
-    rate: TxTime,
-    /// Token costs at `ceil`.
-    ceil: TxTime,
-    /// Depth of the assured bucket: `burst` at `rate`, ns.
-    buffer: i64,
-    /// Depth of the ceiling bucket: `cburst` at `ceil`, ns.
-    cbuffer: i64,
     /// Assured tokens at `t_c`, ns (negative: debt).
     tokens: i64,
     /// Ceiling tokens at `t_c`, ns.
     ctokens: i64,
     /// Checkpoint of the last update.
     t_c: Instant,
+    /// Depth of the assured bucket: `burst` at `rate`, ns.
+    buffer: i64,
+    /// Depth of the ceiling bucket: `cburst` at `ceil`, ns.
+    cbuffer: i64,
+    /// Token costs at `rate`.
+    rate: TxTime,
+    /// Token costs at `ceil`.
+    ceil: TxTime,
 }
 
 /// Nanoseconds of a duration as a signed token count, saturating.
@@ -118,6 +121,7 @@ impl Bucket {
     /// class): the ceiling bucket always pays; the assured bucket pays if `pays_rate`
     /// (the class is the lender or above it), else it is only credited, since `t_c`
     /// moves to `now`.
+    #[inline(always)]
     pub(super) fn charge(&mut self, now: Instant, len: Bytes, pays_rate: bool) {
         let diff = self.credit(now);
         self.tokens = if pays_rate {

@@ -15,58 +15,104 @@
 //! the parent is yellow too, and end in the row of the first green class reached; a red
 //! class is linked nowhere, which cuts its subtree off. [`Levels::lookup`] descends
 //! from a row through the feeds, following each one's round-robin position, to a leaf.
+//!
+//! The class records (module `class`) live here, since a relink reads and writes the
+//! place, mode and activity they hold; the rest of HTB reaches the buckets and deficits
+//! through [`Levels::class_mut`] and the wait-queue nodes through
+//! [`Levels::wait_nodes`]. A leaf's relink is written out for its single priority
+//! ([`Levels::set_leaf_mode`]) and inlined where the caller knows it has a leaf.
 
 use super::bucket::Mode;
+use super::class::{Class, WaitNodes};
 use super::config::{MAX_DEPTH, PRIORITIES};
-use super::topology::{NONE, Topology};
+use super::topology::{NONE, Place, Topology};
 use crate::ds::IdSet;
 
-/// The mode and activity of every class, and every row and feed. See the
-/// [module docs](self).
+/// Every row and feed, and the class records and [`Topology`] they link, which it owns.
+/// See the [module docs](self).
 #[derive(Clone, Debug)]
 pub(super) struct Levels {
-    /// Linux `cmode`: the mode as of the class's last update.
-    mode: Vec<Mode>,
-    /// Linux `prio_activity`: bit `p` set if active at priority `p`.
-    activity: Vec<u8>,
+    /// The shape of the tree.
+    topo: Topology,
+    /// Every class's record (module `class`); of its [`Place`], this module changes the
+    /// mode (Linux `cmode`, as of the class's last update) and the activity (Linux
+    /// `prio_activity`: bit `p` set if active at priority `p`).
+    class: Vec<Class>,
     /// Rows (index [`Topology::row`]), then feeds (index [`Topology::feed`] + prio).
     turns: Vec<Turn>,
     /// Linux `row_mask`: bit `p` of `row_mask[level]` set if that row is not empty.
     row_mask: [u8; MAX_DEPTH],
 }
 
-/// One row or feed: its members (positions in class-id order, see [`super::topology`])
-/// and the round-robin position in it (Linux's `htb_prio`: tree, `ptr` and
+/// One row or feed: its members (class ids in a row, positions among the owner's
+/// children in a feed; either way in class-id order, see [`super::topology`]) and the
+/// round-robin position in it (Linux's `htb_prio`: tree, `ptr` and
 /// `last_ptr_id`).
 #[derive(Clone, Debug)]
 struct Turn {
     /// The members.
     set: IdSet,
-    /// The member whose turn it is; `None` past the last member (the next lookup
+    /// The member whose turn it is; [`NONE`] past the last member (the next lookup
     /// rewinds to the first).
-    ptr: Option<u32>,
-    /// Set when the member under `ptr` left the set: the lookup resumes at the first
-    /// member at or after it.
-    last: Option<u32>,
+    ptr: u32,
+    /// Unless [`NONE`], the member under `ptr` left the set: the lookup resumes at the
+    /// first member at or after it.
+    last: u32,
 }
 
 impl Turn {
-    /// An empty row or feed over positions `0..capacity`.
+    /// An empty row or feed over members `0..capacity`.
     fn new(capacity: usize) -> Turn {
         Turn {
             set: IdSet::new(capacity),
-            ptr: None,
-            last: None,
+            ptr: NONE,
+            last: NONE,
         }
     }
 
-    /// Passes the turn to the next member (`None` past the last), as Linux's
+    /// Passes the turn to the next member ([`NONE`] past the last), as Linux's
     /// `htb_next_rb_node`.
     #[inline]
     fn advance(&mut self) {
-        if let Some(p) = self.ptr {
-            self.ptr = self.set.next_after(p);
+        if self.ptr != NONE {
+            self.ptr = self.set.next_after(self.ptr).unwrap_or(NONE);
         }
+    }
+
+    /// Removes member `pos` of a row: the turn passes on if it was `pos`'s.
+    #[inline]
+    fn remove_from_row(&mut self, pos: u32) {
+        if self.ptr == pos {
+            self.advance();
+        }
+        self.set.remove(pos);
+    }
+
+    /// Removes member `pos` of a feed: the position is forgotten if it was `pos`, but
+    /// where it was is remembered.
+    #[inline]
+    fn remove_from_feed(&mut self, pos: u32) {
+        if self.ptr == pos {
+            self.last = pos;
+            self.ptr = NONE;
+        }
+        self.set.remove(pos);
+    }
+
+    /// Makes `ptr` a member, resuming after a departure or rewinding; returns whether
+    /// it had to rewind (the turn ran past the last member).
+    #[inline]
+    fn settle_ptr(&mut self) -> bool {
+        if self.ptr == NONE && self.last != NONE {
+            self.ptr = self.set.next_from(self.last).unwrap_or(NONE);
+        }
+        self.last = NONE;
+        if self.ptr == NONE {
+            self.ptr = self.set.first().unwrap_or(NONE);
+            debug_assert!(self.ptr != NONE, "a linked row or feed is not empty");
+            return true;
+        }
+        false
     }
 }
 
@@ -83,12 +129,13 @@ fn prios(mut mask: u8) -> impl Iterator<Item = u32> {
 }
 
 impl Levels {
-    /// Every class green and inactive, every row and feed empty.
-    pub(super) fn new(topo: &Topology) -> Levels {
+    /// Every row and feed empty, over classes `class` (all inactive).
+    pub(super) fn new(topo: Topology, class: Vec<Class>) -> Levels {
         let mut turns = Vec::with_capacity(topo.turns());
         for level in 0..MAX_DEPTH {
-            let classes = topo.by_level[level].len();
-            turns.extend((0..PRIORITIES).map(|_| Turn::new(classes)));
+            // Class ids up to the largest of the level.
+            let ids = topo.by_level[level].last().map_or(0, |&c| c as usize + 1);
+            turns.extend((0..PRIORITIES).map(|_| Turn::new(ids)));
         }
         for (c, &f) in topo.feed.iter().enumerate() {
             if f != NONE {
@@ -98,17 +145,48 @@ impl Levels {
             }
         }
         Levels {
-            mode: vec![Mode::CanSend; topo.class.len()],
-            activity: vec![0; topo.class.len()],
+            topo,
+            class,
             turns,
             row_mask: [0; MAX_DEPTH],
         }
     }
 
+    /// Every class's record.
+    #[inline]
+    pub(super) fn classes(&self) -> &[Class] {
+        &self.class
+    }
+
+    /// The record of class `c`.
+    #[inline]
+    pub(super) fn class(&self, c: u32) -> &Class {
+        &self.class[c as usize]
+    }
+
+    /// The record of class `c`, to change its buckets and round-robin state (not its
+    /// place, which is this module's).
+    #[inline]
+    pub(super) fn class_mut(&mut self, c: u32) -> &mut Class {
+        &mut self.class[c as usize]
+    }
+
+    /// The wait-queue nodes of the class records.
+    #[inline]
+    pub(super) fn wait_nodes(&mut self) -> WaitNodes<'_> {
+        WaitNodes(&mut self.class)
+    }
+
+    /// Where class `c` sits (and its mode and activity).
+    #[inline]
+    pub(super) fn place(&self, c: u32) -> &Place {
+        &self.class[c as usize].place
+    }
+
     /// The mode of class `c` as of its last update.
     #[inline]
     pub(super) fn mode(&self, c: u32) -> Mode {
-        self.mode[c as usize]
+        self.class[c as usize].place.mode
     }
 
     /// Whether some row holds a class.
@@ -124,121 +202,129 @@ impl Levels {
     }
 
     #[inline]
-    fn feed(topo: &Topology, class: u32, prio: u32) -> usize {
-        topo.feed[class as usize] as usize + prio as usize
+    fn feed(&self, class: u32, prio: u32) -> usize {
+        self.topo.feed[class as usize] as usize + prio as usize
     }
 
     /// Sets the mode of `c`, which is inactive (linked nowhere).
     #[inline]
     pub(super) fn set_idle_mode(&mut self, c: u32, mode: Mode) {
-        debug_assert_eq!(self.activity[c as usize], 0);
-        self.mode[c as usize] = mode;
+        let place = &mut self.class[c as usize].place;
+        debug_assert_eq!(place.activity, 0);
+        place.mode = mode;
     }
 
     /// Leaf `c` became backlogged: it becomes active at its priority (Linux
     /// `htb_activate`). A no-op if already active.
-    pub(super) fn activate_leaf(&mut self, topo: &Topology, c: u32) {
-        if self.activity[c as usize] == 0 {
-            let prio = u32::from(topo.class[c as usize].priority);
-            self.activity[c as usize] = 1 << prio;
-            self.link_leaf(topo, c, prio);
+    #[inline]
+    pub(super) fn activate_leaf(&mut self, c: u32) {
+        let place = &mut self.class[c as usize].place;
+        if place.activity == 0 {
+            let prio = u32::from(place.priority);
+            place.activity = 1 << prio;
+            let place = *place;
+            self.link_leaf(c, &place, prio);
         }
     }
 
     /// Leaf `c` has no packet left: it leaves its row or feed (Linux `htb_deactivate`).
-    pub(super) fn deactivate_leaf(&mut self, topo: &Topology, c: u32) {
-        let activity = self.activity[c as usize];
+    #[inline]
+    pub(super) fn deactivate_leaf(&mut self, c: u32) {
+        let place = &mut self.class[c as usize].place;
+        let activity = place.activity;
         if activity != 0 {
-            self.unlink_leaf(topo, c, activity.trailing_zeros());
-            self.activity[c as usize] = 0;
+            place.activity = 0;
+            let place = *place;
+            self.unlink_leaf(c, &place, activity.trailing_zeros());
         }
     }
 
     /// Sets the mode of `c`, moving it between its parent's feeds and its row as the
     /// mode requires (the structural part of Linux `htb_change_class_mode`).
-    pub(super) fn set_mode(&mut self, topo: &Topology, c: u32, new: Mode) {
-        let old = self.mode[c as usize];
+    pub(super) fn set_mode(&mut self, c: u32, new: Mode) {
+        let place = &mut self.class[c as usize].place;
+        if place.level == 0 {
+            self.set_leaf_mode(c, new);
+            return;
+        }
+        let (old, activity) = (place.mode, place.activity);
         if new == old {
             return;
         }
-        let activity = self.activity[c as usize];
-        if topo.class[c as usize].level == 0 {
-            // A leaf: active at one priority at most, the common case made short.
-            if activity != 0 {
-                let prio = activity.trailing_zeros();
-                self.unlink_leaf(topo, c, prio);
-                self.mode[c as usize] = new;
-                self.link_leaf(topo, c, prio);
-            } else {
-                self.mode[c as usize] = new;
-            }
-            return;
-        }
         if activity != 0 && old != Mode::CantSend {
-            self.deactivate(topo, c, activity);
+            self.deactivate(c, activity);
         }
-        self.mode[c as usize] = new;
+        self.class[c as usize].place.mode = new;
         if activity != 0 && new != Mode::CantSend {
-            self.activate(topo, c, activity);
+            self.activate(c, activity);
         }
     }
 
-    /// [`Levels::activate`] for leaf `c` (mode set), active at `prio` only: the first
-    /// step written out for one priority (row 0 or the parent's feed), the climb
-    /// above left to `activate`.
+    /// [`Levels::set_mode`] for leaf `c`, written out for its single priority and
+    /// inlined where the caller knows it has a leaf.
     #[inline(always)]
-    fn link_leaf(&mut self, topo: &Topology, c: u32, prio: u32) {
+    pub(super) fn set_leaf_mode(&mut self, c: u32, new: Mode) {
+        let place = &mut self.class[c as usize].place;
+        let old = *place;
+        if new == old.mode {
+            return;
+        }
+        place.mode = new;
+        if old.activity != 0 {
+            let prio = old.activity.trailing_zeros();
+            let now = *place;
+            self.unlink_leaf(c, &old, prio);
+            self.link_leaf(c, &now, prio);
+        }
+    }
+
+    /// [`Levels::activate`] for leaf `leaf_id` of place `leaf` (mode set), active at
+    /// `prio` only: the first step written out for one priority (row 0 or the parent's
+    /// feed), the climb above left to `activate`.
+    #[inline(always)]
+    fn link_leaf(&mut self, leaf_id: u32, leaf: &Place, prio: u32) {
         let bit = 1 << prio;
-        match self.mode[c as usize] {
+        match leaf.mode {
             Mode::CanSend => {
                 self.row_mask[0] |= bit;
-                self.turns[Topology::row(0, prio)]
-                    .set
-                    .insert(topo.class[c as usize].level_pos);
+                self.turns[Topology::row(0, prio)].set.insert(leaf_id);
             }
             Mode::MayBorrow => {
-                let p = topo.class[c as usize].parent;
-                let feed = &mut self.turns[Self::feed(topo, p, prio)];
+                let p = leaf.parent;
+                let feed = self.feed(p, prio);
+                let feed = &mut self.turns[feed];
                 let was_empty = feed.set.is_empty();
-                feed.set.insert(topo.class[c as usize].child_pos);
+                feed.set.insert(leaf.child_pos);
                 if was_empty {
-                    self.activity[p as usize] |= bit;
-                    self.activate(topo, p, bit);
+                    self.class[p as usize].place.activity |= bit;
+                    self.activate(p, bit);
                 }
             }
             Mode::CantSend => {}
         }
     }
 
-    /// [`Levels::deactivate`] for leaf `c` (mode still the old one), active at `prio`
-    /// only (see [`Levels::link_leaf`]).
+    /// [`Levels::deactivate`] for leaf `leaf_id` of place `leaf` (mode still the old
+    /// one), active at `prio` only (see [`Levels::link_leaf`]).
     #[inline(always)]
-    fn unlink_leaf(&mut self, topo: &Topology, c: u32, prio: u32) {
+    fn unlink_leaf(&mut self, leaf_id: u32, leaf: &Place, prio: u32) {
         let bit = 1 << prio;
-        match self.mode[c as usize] {
+        match leaf.mode {
             Mode::CanSend => {
-                let pos = topo.class[c as usize].level_pos;
                 let row = &mut self.turns[Topology::row(0, prio)];
-                if row.ptr == Some(pos) {
-                    row.advance();
-                }
-                row.set.remove(pos);
+                row.remove_from_row(leaf_id);
                 if row.set.is_empty() {
                     self.row_mask[0] &= !bit;
                 }
             }
             Mode::MayBorrow => {
-                let p = topo.class[c as usize].parent;
-                let pos = topo.class[c as usize].child_pos;
-                let feed = &mut self.turns[Self::feed(topo, p, prio)];
-                if feed.ptr == Some(pos) {
-                    feed.last = Some(pos);
-                    feed.ptr = None;
-                }
-                feed.set.remove(pos);
+                let p = leaf.parent;
+                let feed = self.feed(p, prio);
+                let feed = &mut self.turns[feed];
+                feed.remove_from_feed(leaf.child_pos);
                 if feed.set.is_empty() {
-                    self.activity[p as usize] &= !bit;
-                    self.deactivate(topo, p, bit);
+                    self.class[p as usize].place.activity &= !bit;
+                    self.deactivate(p, bit);
                 }
             }
             Mode::CantSend => {}
@@ -249,33 +335,32 @@ impl Levels {
     /// feeds if yellow, climbing while feeds were empty and parents yellow, and into
     /// the row of the first green class reached (Linux `htb_activate_prios`).
     #[inline(always)]
-    fn activate(&mut self, topo: &Topology, c: u32, mask: u8) {
+    fn activate(&mut self, c: u32, mask: u8) {
         let mut mask = mask;
-        let mut cl = c;
-        while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
-            let p = topo.class[cl as usize].parent;
+        let mut id = c;
+        let mut cl = self.class[c as usize].place;
+        while cl.mode == Mode::MayBorrow && mask != 0 {
+            let p = cl.parent;
             if p == NONE {
                 break;
             }
-            let pos = topo.class[cl as usize].child_pos;
             for prio in prios(mask) {
-                let feed = &mut self.turns[Self::feed(topo, p, prio)];
+                let feed = self.feed(p, prio);
+                let feed = &mut self.turns[feed];
                 if !feed.set.is_empty() {
                     // The parent is already active at this priority: stop climbing it.
                     mask &= !(1 << prio);
                 }
-                feed.set.insert(pos);
+                feed.set.insert(cl.child_pos);
             }
-            self.activity[p as usize] |= mask;
-            cl = p;
+            let parent = &mut self.class[p as usize].place;
+            parent.activity |= mask;
+            (id, cl) = (p, *parent);
         }
-        if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
-            let level = topo.class[cl as usize].level;
-            self.row_mask[usize::from(level)] |= mask;
+        if cl.mode == Mode::CanSend && mask != 0 {
+            self.row_mask[usize::from(cl.level)] |= mask;
             for prio in prios(mask) {
-                self.turns[Topology::row(level, prio)]
-                    .set
-                    .insert(topo.class[cl as usize].level_pos);
+                self.turns[Topology::row(cl.level, prio)].set.insert(id);
             }
         }
     }
@@ -284,47 +369,39 @@ impl Levels {
     /// its parent's feeds, climbing while feeds become empty, or from its row (Linux
     /// `htb_deactivate_prios`).
     #[inline(always)]
-    fn deactivate(&mut self, topo: &Topology, c: u32, mask: u8) {
+    fn deactivate(&mut self, c: u32, mask: u8) {
         let mut mask = mask;
-        let mut cl = c;
-        while self.mode[cl as usize] == Mode::MayBorrow && mask != 0 {
-            let p = topo.class[cl as usize].parent;
+        let mut id = c;
+        let mut cl = self.class[c as usize].place;
+        while cl.mode == Mode::MayBorrow && mask != 0 {
+            let p = cl.parent;
             if p == NONE {
                 break;
             }
-            let pos = topo.class[cl as usize].child_pos;
             let removed = mask;
             mask = 0;
             for prio in prios(removed) {
-                let feed = &mut self.turns[Self::feed(topo, p, prio)];
-                if feed.ptr == Some(pos) {
-                    // Forget the position but remember where it was.
-                    feed.last = Some(pos);
-                    feed.ptr = None;
-                }
-                feed.set.remove(pos);
+                let feed = self.feed(p, prio);
+                let feed = &mut self.turns[feed];
+                feed.remove_from_feed(cl.child_pos);
                 if feed.set.is_empty() {
                     mask |= 1 << prio;
                 }
             }
-            self.activity[p as usize] &= !mask;
-            cl = p;
+            let parent = &mut self.class[p as usize].place;
+            parent.activity &= !mask;
+            (id, cl) = (p, *parent);
         }
-        if self.mode[cl as usize] == Mode::CanSend && mask != 0 {
-            let level = topo.class[cl as usize].level;
-            let pos = topo.class[cl as usize].level_pos;
+        if cl.mode == Mode::CanSend && mask != 0 {
             let mut emptied = 0;
             for prio in prios(mask) {
-                let row = &mut self.turns[Topology::row(level, prio)];
-                if row.ptr == Some(pos) {
-                    row.advance();
-                }
-                row.set.remove(pos);
+                let row = &mut self.turns[Topology::row(cl.level, prio)];
+                row.remove_from_row(id);
                 if row.set.is_empty() {
                     emptied |= 1 << prio;
                 }
             }
-            self.row_mask[usize::from(level)] &= !emptied;
+            self.row_mask[usize::from(cl.level)] &= !emptied;
         }
     }
 
@@ -333,21 +410,21 @@ impl Levels {
     /// the feeds; a position invalidated by a departure resumes at the next member; a
     /// feed whose position ran past its last member rewinds to its first and passes the
     /// turn at the level above to the next member.
-    pub(super) fn lookup(&mut self, topo: &Topology, level: u8, prio: u32) -> u32 {
+    #[inline]
+    pub(super) fn lookup(&mut self, level: u8, prio: u32) -> u32 {
         debug_assert!(self.row_mask[usize::from(level)] & (1 << prio) != 0);
         if level == 0 {
-            // The members of a row of level 0 are leaves: the loop below in short.
+            // The members of a row of level 0 are leaves: the walk in short.
             let turn = &mut self.turns[Topology::row(0, prio)];
-            if turn.ptr.is_none() {
-                turn.ptr = turn.last.and_then(|last| turn.set.next_from(last));
-                if turn.ptr.is_none() {
-                    turn.ptr = turn.set.first();
-                }
-            }
-            turn.last = None;
-            let pos = turn.ptr.expect("a linked row is not empty");
-            return topo.by_level[0][pos as usize];
+            turn.settle_ptr();
+            return turn.ptr;
         }
+        self.lookup_through_feeds(level, prio)
+    }
+
+    /// [`Levels::lookup`] for a row above level 0: down through the feeds.
+    #[inline(never)]
+    fn lookup_through_feeds(&mut self, level: u8, prio: u32) -> u32 {
         // Turn indices and the class that owns each (NONE for the row).
         let mut stack = [(0usize, NONE); MAX_DEPTH];
         stack[0] = (Topology::row(level, prio), NONE);
@@ -355,44 +432,33 @@ impl Levels {
         loop {
             let (t, owner) = stack[sp];
             let turn = &mut self.turns[t];
-            if turn.ptr.is_none()
-                && let Some(last) = turn.last
-            {
-                turn.ptr = turn.set.next_from(last);
-            }
-            turn.last = None;
-            match turn.ptr {
-                None => {
-                    turn.ptr = turn.set.first();
-                    debug_assert!(turn.ptr.is_some(), "a linked row or feed is not empty");
-                    if sp > 0 {
-                        sp -= 1;
-                        self.turns[stack[sp].0].advance();
-                    }
+            if turn.settle_ptr() {
+                if sp > 0 {
+                    sp -= 1;
+                    self.turns[stack[sp].0].advance();
                 }
-                Some(pos) => {
-                    let cl = if owner == NONE {
-                        topo.by_level[usize::from(level)][pos as usize]
-                    } else {
-                        topo.children[owner as usize][pos as usize]
-                    };
-                    if topo.class[cl as usize].level == 0 {
-                        return cl;
-                    }
-                    sp += 1;
-                    stack[sp] = (Self::feed(topo, cl, prio), cl);
-                }
+                continue;
             }
+            let cl = if owner == NONE {
+                turn.ptr
+            } else {
+                self.topo.children[owner as usize][turn.ptr as usize]
+            };
+            if self.class[cl as usize].place.level == 0 {
+                return cl;
+            }
+            sp += 1;
+            stack[sp] = (self.feed(cl, prio), cl);
         }
     }
 
     /// Passes the turn on after `leaf`, served at `level` and `prio`, used up its quantum:
     /// in row `(0, prio)` if it was served at level 0, else in its parent's feed.
-    pub(super) fn pass_turn(&mut self, topo: &Topology, leaf: u32, level: u8, prio: u32) {
+    pub(super) fn pass_turn(&mut self, leaf: u32, level: u8, prio: u32) {
         let t = if level == 0 {
             Topology::row(0, prio)
         } else {
-            Self::feed(topo, topo.class[leaf as usize].parent, prio)
+            self.feed(self.class[leaf as usize].place.parent, prio)
         };
         self.turns[t].advance();
     }

@@ -141,10 +141,14 @@
 //! readiness behind `poll_at` is recomputed only when no row
 //! holds a class (module `ready`): then O(d log n) per leaf charged or changed since
 //! the last recomputation, and nothing while HTB keeps sending. Token costs are exact
-//! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). Nothing
-//! allocates after construction except the leaves' queues growing to their peak length.
+//! multiplications by a precomputed reciprocal ([`crate::units::TxTime`]). What a
+//! packet reads of a class (its place in the tree, mode and activity, wait-queue node,
+//! buckets, level-0 deficit and quantum) is one 128-byte record (module `class`), in
+//! two cache lines, of which a mode change reads the first only. Nothing allocates
+//! after construction except the leaves' queues growing to their peak length.
 
 mod bucket;
+mod class;
 mod config;
 mod levels;
 mod ready;
@@ -165,29 +169,29 @@ use crate::ds::{ClassQueues, DequeQueues};
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Duration, Instant};
 use bucket::Bucket;
+use class::Class;
 use levels::Levels;
 use ready::Readiness;
 use topology::{ROOT, Topology};
-use wait::WaitQueue;
+use wait::{Node, WaitQueue};
 
 /// HTB over a class tree. See the [module docs](self).
 #[derive(Debug)]
 pub struct Htb<P> {
     params: HtbParams,
-    classes: Vec<ClassParams>,
+    class_params: Vec<ClassParams>,
     clamps: Vec<QuantumClamp>,
-    topo: Topology,
     /// Each leaf's FIFO (empty for other classes).
     queues: DequeQueues<P>,
-    /// Each leaf's DRR deficit per level it is served at, bytes (Linux `deficit[level]`):
-    /// `deficit[level][leaf]`. Level by level, so that the deficits used most (level
-    /// 0's) sit eight to a cache line.
-    deficit: [Vec<i64>; MAX_DEPTH],
-    buckets: Vec<Bucket>,
+    /// Each leaf's DRR deficit when borrowing, per level it is served at above 0, bytes
+    /// (Linux `deficit[level]`): `deficit[level - 1][leaf]`. Level 0's is in the leaf's
+    /// record.
+    deficit: [Vec<i64>; MAX_DEPTH - 1],
+    /// Rows and feeds, and the class records (buckets, places, level 0's deficits).
     levels: Levels,
     /// Per level, the classes not green, keyed by the instant (ns) their mode changes;
-    /// items are positions within the level. Leaves without backlog are left out (see
-    /// [`Htb::idle_leaf_mode`]).
+    /// items are class ids, nodes in the class records. Leaves without backlog are left
+    /// out (see [`Htb::idle_leaf_mode`]).
     wait: [WaitQueue; MAX_DEPTH],
     /// The `now` of the last application of level 0's mode changes (every `dequeue`
     /// with a backlog applies them).
@@ -216,30 +220,35 @@ impl<P> Htb<P> {
     /// than [`MAX_DEPTH`] levels (the link included) or a class without a rate would get
     /// none.
     pub fn with_params(tree: &ClassTree, params: HtbParams) -> Result<Htb<P>, BuildError> {
-        let (classes, clamps) = config::resolve(tree, &params)?;
-        let topo = Topology::new(tree, &classes);
-        let buckets = classes
+        let (class_params, clamps) = config::resolve(tree, &params)?;
+        let (topo, places) = Topology::new(tree, &class_params);
+        let records = class_params
             .iter()
-            .map(|c| Bucket::new(c.rate, c.ceil, c.burst, c.cburst))
+            .zip(places)
+            .map(|(c, place)| Class {
+                place,
+                wait: Node::ABSENT,
+                bucket: Bucket::new(c.rate, c.ceil, c.burst, c.cburst),
+                deficit: 0,
+                quantum: c.quantum.map_or(0, |q| q.0 as i64),
+            })
             .collect();
         Ok(Htb {
             params,
             queues: DequeQueues::new(tree.len()),
             deficit: core::array::from_fn(|_| vec![0; tree.len()]),
-            buckets,
-            levels: Levels::new(&topo),
             wait: core::array::from_fn(|level| {
                 let rates: Vec<_> = topo.by_level[level]
                     .iter()
-                    .map(|&c| classes[c as usize].rate)
+                    .map(|&c| class_params[c as usize].rate)
                     .collect();
                 WaitQueue::for_level(&rates, tree.link_rate(), params.mtu)
             }),
             leaf_events_at: Instant::ZERO,
             ready: Readiness::new(&topo),
-            classes,
+            levels: Levels::new(topo, records),
+            class_params,
             clamps,
-            topo,
         })
     }
 
@@ -251,14 +260,14 @@ impl<P> Htb<P> {
     /// The parameters used for `class`, defaults resolved, or `None` if it is not a
     /// class of the tree.
     pub fn class_params(&self, class: ClassId) -> Option<&ClassParams> {
-        self.classes.get(class.index())
+        self.class_params.get(class.index())
     }
 
     /// The mode of `class` as of its last update (Linux `cmode`: updated when the class
     /// is charged and when a scheduled mode change is applied by `dequeue`), or `None`
     /// if it is not a class of the tree. The link is always [`Mode::CanSend`].
     pub fn mode_of(&self, class: ClassId) -> Option<Mode> {
-        if class.index() >= self.classes.len() {
+        if class.index() >= self.class_params.len() {
             None
         } else if self.is_leaf(class) && self.queues.is_empty(class.index()) {
             Some(self.idle_leaf_mode(class.0).0)
@@ -275,7 +284,7 @@ impl<P> Htb<P> {
 
     #[inline]
     fn is_leaf(&self, class: ClassId) -> bool {
-        self.classes
+        self.class_params
             .get(class.index())
             .is_some_and(|c| c.quantum.is_some())
     }
@@ -292,16 +301,32 @@ impl<P> Htb<P> {
     /// application sets the mode at its own `now`.
     #[inline]
     fn idle_leaf_mode(&self, leaf: u32) -> (Mode, Instant) {
-        self.buckets[leaf as usize].mode_at(self.leaf_events_at)
+        self.levels.class(leaf).bucket.mode_at(self.leaf_events_at)
     }
 
     /// Leaf `leaf` has no packet left: it leaves its row or feed and the wait queue.
     #[inline]
     fn idle_leaf(&mut self, leaf: u32) {
-        self.levels.deactivate_leaf(&self.topo, leaf);
+        self.levels.deactivate_leaf(leaf);
         if self.levels.mode(leaf) != Mode::CanSend {
-            self.wait[0].remove(self.topo.class[leaf as usize].level_pos);
+            self.wait[0].remove(&mut self.levels.wait_nodes(), leaf);
         }
+    }
+
+    /// Leaf `leaf` has just been given a packet, its first: it takes the mode its
+    /// buckets give it, waits for its next mode change unless green, and is linked in
+    /// (Linux `htb_activate`). Out of line, so that an arrival to a backlogged leaf is
+    /// a short function.
+    #[inline(never)]
+    fn backlogged(&mut self, leaf: u32) {
+        let (mode, change) = self.idle_leaf_mode(leaf);
+        self.levels.set_idle_mode(leaf, mode);
+        if mode != Mode::CanSend {
+            self.wait[0].set(&mut self.levels.wait_nodes(), leaf, change.0);
+        }
+        self.levels.activate_leaf(leaf);
+        self.ready.mark(leaf);
+        self.settle();
     }
 
     /// Brings the readiness up to date if `poll_at` will need it: when no row holds a
@@ -312,41 +337,41 @@ impl<P> Htb<P> {
         if !self.levels.any_row() {
             let queues = &self.queues;
             self.ready
-                .flush(&self.topo, &self.buckets, |l| !queues.is_empty(l as usize));
+                .flush(self.levels.classes(), |l| !queues.is_empty(l as usize));
         }
     }
 
     /// Applies the mode changes of `level` due by `now` (Linux `htb_do_events`).
     fn apply_events(&mut self, level: usize, now: Instant) {
-        while let Some((pos, _)) = self.wait[level].first_due(now.0) {
-            let c = self.topo.by_level[level][pos as usize];
-            let b = &self.buckets[c as usize];
+        while let Some((c, _)) = self.wait[level].first_due(&mut self.levels.wait_nodes(), now.0) {
+            let b = &self.levels.class(c).bucket;
             let (mode, delay) = b.mode(b.credit(now));
-            self.levels.set_mode(&self.topo, c, mode);
+            if level == 0 {
+                self.levels.set_leaf_mode(c, mode);
+            } else {
+                self.levels.set_mode(c, mode);
+            }
             // Re-keyed in place when the class still waits: one sift instead of a
             // removal and an insertion (the heap's order does not depend on its layout).
+            let nodes = &mut self.levels.wait_nodes();
             if mode == Mode::CanSend {
-                self.wait[level].remove(pos);
+                self.wait[level].remove_first(nodes);
             } else {
-                self.wait[level].set(pos, at_delay(now, delay));
+                self.wait[level].set(nodes, c, at_delay(now, delay));
             }
         }
     }
 
-    /// Charges `len` bytes sent by `leaf`, found at `level`, to the leaf and its
-    /// ancestors below the link (Linux `htb_charge_class`). A leaf left without backlog
-    /// (`leaf_idle`) keeps its mode unapplied (see [`Htb::idle_leaf_mode`]).
-    fn charge(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant, leaf_idle: bool) {
-        self.buckets[leaf as usize].charge(now, len, level == 0);
-        if !leaf_idle {
-            self.update_mode(leaf, 0, now);
-        }
-        let mut c = self.topo.class[leaf as usize].parent;
+    /// Charges `len` bytes sent by `leaf`, found at `level`, to the ancestors of the
+    /// leaf below the link (the rest of Linux `htb_charge_class`, after the leaf's own
+    /// charge in [`Htb::serve`]).
+    fn charge_ancestors(&mut self, leaf: u32, level: u8, len: Bytes, now: Instant) {
+        let mut c = self.levels.place(leaf).parent;
         while c != ROOT {
-            let class_level = self.topo.class[c as usize].level;
-            self.buckets[c as usize].charge(now, len, class_level >= level);
+            let class_level = self.levels.place(c).level;
+            (self.levels.class_mut(c).bucket).charge(now, len, class_level >= level);
             self.update_mode(c, class_level, now);
-            c = self.topo.class[c as usize].parent;
+            c = self.levels.place(c).parent;
         }
     }
 
@@ -354,17 +379,21 @@ impl<P> Htb<P> {
     /// relinking it and moving its wait-queue entry if the mode changed.
     #[inline(always)]
     fn update_mode(&mut self, c: u32, level: u8, now: Instant) {
-        let (mode, delay) = self.buckets[c as usize].mode(0);
+        let (mode, delay) = self.levels.class(c).bucket.mode(0);
         let old = self.levels.mode(c);
         if mode != old {
-            self.levels.set_mode(&self.topo, c, mode);
+            if level == 0 {
+                self.levels.set_leaf_mode(c, mode);
+            } else {
+                self.levels.set_mode(c, mode);
+            }
             let wait = &mut self.wait[usize::from(level)];
-            let pos = self.topo.class[c as usize].level_pos;
+            let nodes = &mut self.levels.wait_nodes();
             if old != Mode::CanSend {
-                wait.remove(pos);
+                wait.remove(nodes, c);
             }
             if mode != Mode::CanSend {
-                wait.set(pos, at_delay(now, delay));
+                wait.set(nodes, c, at_delay(now, delay));
             }
         }
     }
@@ -375,24 +404,33 @@ impl<P> Htb<P> {
     where
         P: Packet,
     {
-        let leaf = self.levels.lookup(&self.topo, level, prio);
+        let leaf = self.levels.lookup(level, prio);
         let pkt = self
             .queues
             .pop_front(leaf as usize)
             .expect("a leaf linked into a row or feed is backlogged");
         let len = len_of(&pkt);
-        let deficit = &mut self.deficit[usize::from(level)][leaf as usize];
+        let record = self.levels.class_mut(leaf);
+        let quantum = record.quantum;
+        let deficit = if level == 0 {
+            &mut record.deficit
+        } else {
+            &mut self.deficit[usize::from(level) - 1][leaf as usize]
+        };
         *deficit -= len.0 as i64;
         if *deficit < 0 {
-            let quantum = self.classes[leaf as usize].quantum;
-            *deficit += quantum.expect("only leaves are served").0 as i64;
-            self.levels.pass_turn(&self.topo, leaf, level, prio);
+            *deficit += quantum;
+            self.levels.pass_turn(leaf, level, prio);
         }
-        let idle = self.queues.is_empty(leaf as usize);
-        if idle {
+        // The leaf's own charge (Linux `htb_charge_class`, first step); a leaf left
+        // without backlog keeps its mode unapplied (see [`Htb::idle_leaf_mode`]).
+        (self.levels.class_mut(leaf).bucket).charge(now, len, level == 0);
+        if self.queues.is_empty(leaf as usize) {
             self.idle_leaf(leaf);
+        } else {
+            self.update_mode(leaf, 0, now);
         }
-        self.charge(leaf, level, len, now, idle);
+        self.charge_ancestors(leaf, level, len, now);
         self.ready.mark(leaf);
         Dequeued {
             pkt,
@@ -419,14 +457,7 @@ impl<P: Packet> Scheduler<P> for Htb<P> {
     ) -> Enqueue<P> {
         debug_assert!(self.is_leaf(class), "the qdisc offers leaves only");
         if self.queues.push_back(class.index(), pkt) {
-            let (mode, change) = self.idle_leaf_mode(class.0);
-            self.levels.set_idle_mode(class.0, mode);
-            if mode != Mode::CanSend {
-                self.wait[0].set(self.topo.class[class.index()].level_pos, change.0);
-            }
-            self.levels.activate_leaf(&self.topo, class.0);
-            self.ready.mark(class.0);
-            self.settle();
+            self.backlogged(class.0);
         }
         Enqueue::Queued
     }

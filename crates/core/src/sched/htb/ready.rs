@@ -4,8 +4,9 @@
 //!
 //! Between two charges a class's mode only improves with time (red → yellow → green):
 //! it is not red from `Y = t_c + max(0, −ctokens)` on, and green from
-//! `G = t_c + max(0, −tokens, −ctokens)` on ([`Bucket::not_red_from`],
-//! [`Bucket::green_from`]). A backlogged leaf can send at `t` if some class on its path
+//! `G = t_c + max(0, −tokens, −ctokens)` on
+//! ([`super::bucket::Bucket::not_red_from`], [`super::bucket::Bucket::green_from`]). A
+//! backlogged leaf can send at `t` if some class on its path
 //! to the link is green at `t` and every class below that one is not red at `t`; so,
 //! bottom-up over the tree, with `∞` for a class without backlog below it:
 //!
@@ -28,7 +29,7 @@
 //! only improve with time until the next charge), and `poll_at` answers `Now` without
 //! `S`. Under load the rows are rarely all empty, so most packets cost no recomputation.
 
-use super::bucket::Bucket;
+use super::class::Class;
 use super::topology::{NONE, ROOT, Topology};
 use crate::ds::IndexedHeap;
 use crate::units::Instant;
@@ -67,7 +68,7 @@ fn update(heap: &mut IndexedHeap, pos: u32, key: u64) -> u64 {
 impl Readiness {
     /// No backlog anywhere.
     pub(super) fn new(topo: &Topology) -> Readiness {
-        let n = topo.class.len();
+        let n = topo.children.len();
         let heaps = || -> Vec<IndexedHeap> {
             topo.children
                 .iter()
@@ -103,28 +104,23 @@ impl Readiness {
         }
     }
 
-    /// Recomputes the paths of the marked leaves; `backlogged` tells whether a leaf holds
-    /// packets. The order does not matter: a class's values are recomputed from its
-    /// children's current ones each time a marked path passes through it, the last time
-    /// after all its marked descendants.
-    pub(super) fn flush(
-        &mut self,
-        topo: &Topology,
-        buckets: &[Bucket],
-        backlogged: impl Fn(u32) -> bool,
-    ) {
+    /// Recomputes the paths of the marked leaves of classes `class`; `backlogged` tells
+    /// whether a leaf holds packets. The order does not matter: a class's values are
+    /// recomputed from its children's current ones each time a marked path passes
+    /// through it, the last time after all its marked descendants.
+    pub(super) fn flush(&mut self, class: &[Class], backlogged: impl Fn(u32) -> bool) {
         let mut dirty = core::mem::take(&mut self.dirty);
         for &leaf in &dirty {
             self.is_dirty[leaf as usize] = false;
-            self.refresh(topo, buckets, leaf, backlogged(leaf));
+            self.refresh(class, leaf, backlogged(leaf));
         }
         dirty.clear();
         self.dirty = dirty;
     }
 
     /// Recomputes `R` and `S` from `leaf` (backlogged or not) up to the link.
-    fn refresh(&mut self, topo: &Topology, buckets: &[Bucket], leaf: u32, backlogged: bool) {
-        let b = &buckets[leaf as usize];
+    fn refresh(&mut self, class: &[Class], leaf: u32, backlogged: bool) {
+        let b = &class[leaf as usize].bucket;
         let (mut reach, mut send) = if backlogged {
             (b.not_red_from().0, b.green_from().0)
         } else {
@@ -134,17 +130,17 @@ impl Readiness {
         loop {
             self.reach[c as usize] = reach;
             self.send[c as usize] = send;
-            let p = topo.class[c as usize].parent;
+            let place = &class[c as usize].place;
+            let (p, pos) = (place.parent, place.child_pos);
             if p == NONE {
                 return;
             }
-            let pos = topo.class[c as usize].child_pos;
             let kids_reach = update(&mut self.reach_kids[p as usize], pos, reach);
             let kids_send = update(&mut self.send_kids[p as usize], pos, send);
             let (y, g) = if p == ROOT || kids_reach == NEVER {
                 (0, 0)
             } else {
-                let b = &buckets[p as usize];
+                let b = &class[p as usize].bucket;
                 (b.not_red_from().0, b.green_from().0)
             };
             reach = if kids_reach == NEVER {

@@ -5,10 +5,15 @@
 //! `start`, and the `slots − 1` slots after it form a ring of intrusive lists, one per
 //! slot. A class is kept
 //!
-//! * in `due`, a small [`IndexedHeap`], if its key falls in the current slot or before
-//!   it (a change already due);
+//! * in `due`, a small binary heap, if its key falls in the current slot or before it
+//!   (a change already due);
 //! * in the list of its key's slot if that lies within the ring;
-//! * in `later`, an [`IndexedHeap`], if beyond.
+//! * in `later`, a binary heap, if beyond.
+//!
+//! Where an item is (its [`Node`]: key, list or heap, neighbours or index in the heap)
+//! is kept by the caller beside the item's other data and handed to every call
+//! ([`Nodes`]); HTB keeps it in the class's record, in the line a mode change reads
+//! anyway, so the queue has no per-item array of its own.
 //!
 //! Every key in `due` is below every key in the lists, and those below every key in
 //! `later`, so the change due first is the top of `due`. When `due` runs empty and
@@ -26,15 +31,17 @@
 //! that long; those wait in `later`).
 //!
 //! The order is exact: the smallest key first, and among equal keys the smallest item
-//! (Linux orders equal keys by insertion; see the HTB module's *Deviations*).
+//! (HTB's items are class ids, and among the classes of one level the id order is
+//! Linux's class-id order; Linux orders equal keys by insertion, see the HTB module's
+//! *Deviations*).
 
-use crate::ds::{IdSet, IndexedHeap};
+use crate::ds::IdSet;
 use crate::units::{Bytes, Rate};
 
 /// No item (the end of a list).
 const NIL: u32 = u32::MAX;
 
-/// Where an item is (the value of [`WaitQueue::slot`] when not in a list's slot).
+/// Where an item is (the value of [`Node::slot`] when not in a list's slot).
 const ABSENT: u32 = u32::MAX;
 /// In [`WaitQueue::due`].
 const DUE: u32 = u32::MAX - 1;
@@ -44,21 +51,147 @@ const LATER: u32 = u32::MAX - 2;
 /// Fewest slots of a level's ring.
 const MIN_SLOTS: usize = 64;
 
-/// Where one item of a [`WaitQueue`] is.
+/// Where one item of a [`WaitQueue`] is (24 bytes), kept by the caller ([`Nodes`]).
 #[derive(Clone, Copy, Debug)]
-struct Node {
+pub(super) struct Node {
     /// The key, if in a list.
     key: u64,
     /// The slot of its list, or [`DUE`], [`LATER`], [`ABSENT`].
     slot: u32,
-    /// Next item in the same list, or [`NIL`].
+    /// Next item in the same list, or [`NIL`]; in a heap, the item's index there.
     next: u32,
     /// Previous item in the same list, or [`NIL`].
     prev: u32,
 }
 
-/// The wait queue of one level: items `0..capacity` (positions within the level), each
-/// present at most once with a `u64` key. See the [module docs](self).
+impl Node {
+    /// The node of an item in no queue.
+    pub(super) const ABSENT: Node = Node {
+        key: 0,
+        slot: ABSENT,
+        next: NIL,
+        prev: NIL,
+    };
+}
+
+/// The nodes of a queue's items, by item.
+pub(super) trait Nodes {
+    /// The node of `item`.
+    fn node(&mut self, item: u32) -> &mut Node;
+}
+
+impl Nodes for [Node] {
+    #[inline]
+    fn node(&mut self, item: u32) -> &mut Node {
+        &mut self[item as usize]
+    }
+}
+
+/// A binary min-heap of `(key, item)` whose entries' indices are kept in the items'
+/// nodes ([`Node::next`]), so that any item can be removed or re-keyed.
+#[derive(Clone, Debug)]
+struct Heap {
+    entries: Vec<(u64, u32)>,
+}
+
+impl Heap {
+    /// An empty heap for up to `capacity` items (no allocation below that).
+    fn new(capacity: usize) -> Heap {
+        Heap {
+            entries: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// The smallest entry.
+    #[inline]
+    fn first(&self) -> Option<(u64, u32)> {
+        self.entries.first().copied()
+    }
+
+    /// Adds `item`, absent, with `key`.
+    #[inline]
+    fn push<N: Nodes + ?Sized>(&mut self, nodes: &mut N, item: u32, key: u64) {
+        let at = self.entries.len();
+        self.entries.push((key, item));
+        self.up(nodes, at, (key, item));
+    }
+
+    /// Removes the entry at index `at`.
+    #[inline]
+    fn remove<N: Nodes + ?Sized>(&mut self, nodes: &mut N, at: usize) {
+        let last = self.entries.pop().expect("an item in the heap");
+        if at < self.entries.len() {
+            self.entries[at] = last;
+            self.settle(nodes, at, last);
+        }
+    }
+
+    /// Changes the key of the entry at index `at`.
+    #[inline]
+    fn rekey<N: Nodes + ?Sized>(&mut self, nodes: &mut N, at: usize, key: u64) {
+        let entry = (key, self.entries[at].1);
+        self.entries[at] = entry;
+        self.settle(nodes, at, entry);
+    }
+
+    /// Moves `entry`, at index `at`, up or down to its place.
+    #[inline]
+    fn settle<N: Nodes + ?Sized>(&mut self, nodes: &mut N, at: usize, entry: (u64, u32)) {
+        if at > 0 && entry < self.entries[(at - 1) / 2] {
+            self.up(nodes, at, entry);
+        } else {
+            self.down(nodes, at, entry);
+        }
+    }
+
+    /// Moves `entry`, at index `at`, up to its place.
+    #[inline(always)]
+    fn up<N: Nodes + ?Sized>(&mut self, nodes: &mut N, at: usize, entry: (u64, u32)) {
+        let mut at = at;
+        while at > 0 {
+            let parent = (at - 1) / 2;
+            let above = self.entries[parent];
+            if above <= entry {
+                break;
+            }
+            self.entries[at] = above;
+            nodes.node(above.1).next = at as u32;
+            at = parent;
+        }
+        self.entries[at] = entry;
+        nodes.node(entry.1).next = at as u32;
+    }
+
+    /// Moves `entry`, at index `at`, down to its place.
+    fn down<N: Nodes + ?Sized>(&mut self, nodes: &mut N, at: usize, entry: (u64, u32)) {
+        let len = self.entries.len();
+        let mut at = at;
+        loop {
+            let first = 2 * at + 1;
+            if first >= len {
+                break;
+            }
+            let child = if first + 1 < len && self.entries[first + 1] < self.entries[first] {
+                first + 1
+            } else {
+                first
+            };
+            let below = self.entries[child];
+            if entry <= below {
+                break;
+            }
+            self.entries[at] = below;
+            nodes.node(below.1).next = at as u32;
+            at = child;
+        }
+        self.entries[at] = entry;
+        nodes.node(entry.1).next = at as u32;
+    }
+}
+
+/// The wait queue of one level: items (HTB: the ids of the level's classes), each
+/// present at most once with a `u64` key, their [`Node`]s kept by the caller. See the
+/// [module docs](self).
 #[derive(Clone, Debug)]
 pub(super) struct WaitQueue {
     /// `log2` of a slot's width in ns.
@@ -74,11 +207,9 @@ pub(super) struct WaitQueue {
     /// The current slot's index in the ring.
     cur: usize,
     /// Items whose keys lie before the next slot.
-    due: IndexedHeap,
+    due: Heap,
     /// Items whose keys lie at or past the ring's end, `start + (mask + 1) << shift`.
-    later: IndexedHeap,
-    /// Where each item is, side by side (one cache line to touch per item).
-    nodes: Vec<Node>,
+    later: Heap,
     /// First item of each slot's list, or [`NIL`].
     head: Vec<u32>,
     /// The slots whose lists are not empty.
@@ -89,8 +220,8 @@ pub(super) struct WaitQueue {
 }
 
 impl WaitQueue {
-    /// An empty queue for items `0..capacity` with `slots` slots (rounded up to a
-    /// power of two) of `2^shift` ns each.
+    /// An empty queue for up to `capacity` items at once with `slots` slots (rounded up
+    /// to a power of two) of `2^shift` ns each.
     pub(super) fn new(capacity: usize, slots: usize, shift: u32) -> WaitQueue {
         let slots = slots.max(2).next_power_of_two();
         WaitQueue {
@@ -100,17 +231,8 @@ impl WaitQueue {
             span: u64::try_from((slots as u128) << shift).unwrap_or(u64::MAX),
             start: 0,
             cur: 0,
-            due: IndexedHeap::new(capacity),
-            later: IndexedHeap::new(capacity),
-            nodes: vec![
-                Node {
-                    key: 0,
-                    slot: ABSENT,
-                    next: NIL,
-                    prev: NIL,
-                };
-                capacity
-            ],
+            due: Heap::new(capacity),
+            later: Heap::new(capacity),
             head: vec![NIL; slots],
             occupied: IdSet::new(slots),
             horizon: u64::MAX,
@@ -139,16 +261,15 @@ impl WaitQueue {
 
     /// Puts absent `item` where `key` belongs.
     #[inline]
-    fn place(&mut self, item: u32, key: u64) {
-        let i = item as usize;
+    fn place<N: Nodes + ?Sized>(&mut self, nodes: &mut N, item: u32, key: u64) {
         if self.is_due(key) {
-            self.nodes[i].slot = DUE;
-            self.due.set(item, key);
+            nodes.node(item).slot = DUE;
+            self.due.push(nodes, item, key);
         } else if key - self.start < self.span {
             self.horizon = self.horizon.min(key);
             let s = (key >> self.shift) as usize & self.mask;
             let first = self.head[s];
-            self.nodes[i] = Node {
+            *nodes.node(item) = Node {
                 key,
                 slot: s as u32,
                 next: first,
@@ -157,29 +278,24 @@ impl WaitQueue {
             if first == NIL {
                 self.occupied.insert(s as u32);
             } else {
-                self.nodes[first as usize].prev = item;
+                nodes.node(first).prev = item;
             }
             self.head[s] = item;
         } else {
             self.horizon = self.horizon.min(key);
-            self.nodes[i].slot = LATER;
-            self.later.set(item, key);
+            nodes.node(item).slot = LATER;
+            self.later.push(nodes, item, key);
         }
     }
 
     /// Removes `item` if present.
     #[inline]
-    pub(super) fn remove(&mut self, item: u32) {
-        let i = item as usize;
-        let node = self.nodes[i];
+    pub(super) fn remove<N: Nodes + ?Sized>(&mut self, nodes: &mut N, item: u32) {
+        let node = *nodes.node(item);
         match node.slot {
             ABSENT => return,
-            DUE => {
-                self.due.remove(item);
-            }
-            LATER => {
-                self.later.remove(item);
-            }
+            DUE => self.due.remove(nodes, node.next as usize),
+            LATER => self.later.remove(nodes, node.next as usize),
             s => {
                 let (p, n) = (node.prev, node.next);
                 if p == NIL {
@@ -188,48 +304,61 @@ impl WaitQueue {
                         self.occupied.remove(s);
                     }
                 } else {
-                    self.nodes[p as usize].next = n;
+                    nodes.node(p).next = n;
                 }
                 if n != NIL {
-                    self.nodes[n as usize].prev = p;
+                    nodes.node(n).prev = p;
                 }
             }
         }
-        self.nodes[i].slot = ABSENT;
+        nodes.node(item).slot = ABSENT;
     }
 
     /// Inserts `item` with `key`, or changes its key if present.
     #[inline]
-    pub(super) fn set(&mut self, item: u32, key: u64) {
-        match self.nodes[item as usize].slot {
+    pub(super) fn set<N: Nodes + ?Sized>(&mut self, nodes: &mut N, item: u32, key: u64) {
+        let node = *nodes.node(item);
+        match node.slot {
             DUE if self.is_due(key) => {
-                self.due.set(item, key);
+                self.due.rekey(nodes, node.next as usize, key);
                 return;
             }
             ABSENT => {}
-            _ => self.remove(item),
+            _ => self.remove(nodes, item),
         }
-        self.place(item, key);
+        self.place(nodes, item, key);
     }
 
     /// The item with the smallest key (the smallest item among equal keys) and its key,
     /// if that key is at most `now`.
     #[inline]
-    pub(super) fn first_due(&mut self, now: u64) -> Option<(u32, u64)> {
+    pub(super) fn first_due<N: Nodes + ?Sized>(
+        &mut self,
+        nodes: &mut N,
+        now: u64,
+    ) -> Option<(u32, u64)> {
         loop {
-            if let Some((item, key)) = self.due.peek() {
+            if let Some((key, item)) = self.due.first() {
                 return (key <= now).then_some((item, key));
             }
-            if now < self.horizon || !self.advance(now) {
+            if now < self.horizon || !self.advance(nodes, now) {
                 return None;
             }
         }
     }
 
+    /// Removes the item [`WaitQueue::first_due`] just returned.
+    #[inline]
+    pub(super) fn remove_first<N: Nodes + ?Sized>(&mut self, nodes: &mut N) {
+        let (_, item) = self.due.first().expect("an item was due");
+        self.due.remove(nodes, 0);
+        nodes.node(item).slot = ABSENT;
+    }
+
     /// With `due` empty, makes the slot of the smallest key the current one if it has
     /// begun by `now`; returns whether it did (then `due` is not empty). Either way,
     /// `horizon` is brought up to date.
-    fn advance(&mut self, now: u64) -> bool {
+    fn advance<N: Nodes + ?Sized>(&mut self, nodes: &mut N, now: u64) -> bool {
         let next = self
             .occupied
             .next_from(self.cur as u32 + 1)
@@ -240,9 +369,9 @@ impl WaitQueue {
                 let ahead = (s.wrapping_sub(self.cur) & self.mask) as u64;
                 (s, self.start + (ahead << self.shift))
             }
-            None => match self.later.peek() {
+            None => match self.later.first() {
                 // The ring is empty: it moves to the first key beyond.
-                Some((_, key)) => (
+                Some((key, _)) => (
                     (key >> self.shift) as usize & self.mask,
                     key >> self.shift << self.shift,
                 ),
@@ -265,20 +394,20 @@ impl WaitQueue {
             self.head[cur] = NIL;
             self.occupied.remove(cur as u32);
             while item != NIL {
-                let node = &mut self.nodes[item as usize];
+                let node = nodes.node(item);
                 node.slot = DUE;
-                let next = node.next;
-                self.due.set(item, node.key);
+                let (key, next) = (node.key, node.next);
+                self.due.push(nodes, item, key);
                 item = next;
             }
         }
         // Keys in `later` are at or past `start`.
-        while let Some((item, key)) = self.later.peek() {
+        while let Some((key, item)) = self.later.first() {
             if key - self.start >= self.span {
                 break;
             }
-            self.later.remove(item);
-            self.place(item, key);
+            self.later.remove(nodes, 0);
+            self.place(nodes, item, key);
         }
         true
     }
@@ -296,8 +425,9 @@ mod tests {
         /// Set an item's key to `now + delay`, or below `now` if `back`.
         Set(u32, u64, bool),
         Remove(u32),
-        /// Advance the clock, ask what is due, and remove it if `take`.
-        Due(u64, bool),
+        /// Advance the clock, ask what is due, and remove it if `take` is 1 (by
+        /// `remove`) or 2 (by `remove_first`).
+        Due(u64, u8),
     }
 
     fn op(items: u32, span: u64) -> impl Strategy<Value = Op> {
@@ -305,7 +435,7 @@ mod tests {
             6 => (0..items, 0..span, prop::bool::weighted(0.05))
                 .prop_map(|(i, d, b)| Op::Set(i, d, b)),
             1 => (0..items).prop_map(Op::Remove),
-            6 => (0..span / 4, any::<bool>()).prop_map(|(d, t)| Op::Due(d, t)),
+            6 => (0..span / 4, 0u8..3).prop_map(|(d, t)| Op::Due(d, t)),
         ]
     }
 
@@ -319,6 +449,8 @@ mod tests {
         ops: Vec<Op>,
     ) -> Result<(), TestCaseError> {
         let mut q = WaitQueue::new(items as usize, slots, shift);
+        let mut nodes = vec![Node::ABSENT; items as usize];
+        let nodes = &mut nodes[..];
         let mut model: BTreeSet<(u64, u32)> = BTreeSet::new();
         let mut keys = vec![None; items as usize];
         let mut now = start;
@@ -334,13 +466,13 @@ mod tests {
                         model.remove(&(old, item));
                     }
                     model.insert((key, item));
-                    q.set(item, key);
+                    q.set(nodes, item, key);
                 }
                 Op::Remove(item) => {
                     if let Some(old) = keys[item as usize].take() {
                         model.remove(&(old, item));
                     }
-                    q.remove(item);
+                    q.remove(nodes, item);
                 }
                 Op::Due(advance, take) => {
                     now = now.saturating_add(advance);
@@ -348,25 +480,29 @@ mod tests {
                         .first()
                         .filter(|&&(k, _)| k <= now)
                         .map(|&(k, i)| (i, k));
-                    prop_assert_eq!(q.first_due(now), want);
-                    if let (Some((item, key)), true) = (want, take) {
+                    prop_assert_eq!(q.first_due(nodes, now), want);
+                    if let (Some((item, key)), 1 | 2) = (want, take) {
                         model.remove(&(key, item));
                         keys[item as usize] = None;
-                        q.remove(item);
+                        if take == 1 {
+                            q.remove(nodes, item);
+                        } else {
+                            q.remove_first(nodes);
+                        }
                     }
                 }
             }
         }
         // Drain: everything comes out in order, and the queue is left empty.
         while let Some(&(key, item)) = model.first() {
-            prop_assert_eq!(q.first_due(u64::MAX), Some((item, key)));
+            prop_assert_eq!(q.first_due(nodes, u64::MAX), Some((item, key)));
             model.remove(&(key, item));
-            q.remove(item);
+            q.remove(nodes, item);
         }
-        prop_assert_eq!(q.first_due(u64::MAX), None);
-        prop_assert!(q.due.is_empty() && q.later.is_empty() && q.occupied.is_empty());
+        prop_assert_eq!(q.first_due(nodes, u64::MAX), None);
+        prop_assert!(q.due.first().is_none() && q.later.first().is_none() && q.occupied.is_empty());
         prop_assert!(q.head.iter().all(|&h| h == NIL));
-        prop_assert!(q.nodes.iter().all(|n| n.slot == ABSENT));
+        prop_assert!(nodes.iter().all(|n| n.slot == ABSENT));
         Ok(())
     }
 
