@@ -32,6 +32,7 @@
 use core::cmp::Reverse;
 use std::collections::VecDeque;
 
+use super::heads::HeadHeap;
 use super::perc::Item;
 use super::{BidQueue, Entry, Ops, Tag};
 use crate::ds::IndexedHeap;
@@ -41,7 +42,7 @@ use crate::ds::IndexedHeap;
 pub struct FastPerc<V> {
     queues: Vec<VecDeque<Item<V>>>,
     /// Conversations with packets by head tag, smallest first.
-    heads: IndexedHeap<Tag>,
+    heads: HeadHeap,
     /// Conversations with packets by tail tag, largest first, while `tails_kept`;
     /// empty otherwise.
     tails: IndexedHeap<Reverse<Tag>>,
@@ -52,25 +53,41 @@ pub struct FastPerc<V> {
     len: usize,
 }
 
+/// The head tag of each conversation with packets (the exact tags behind `heads`).
+#[inline(always)]
+fn head_tag<V>(queues: &[VecDeque<Item<V>>]) -> impl Fn(u32) -> Tag + '_ {
+    |c| {
+        queues[c as usize]
+            .front()
+            .expect("a conversation in the heaps has packets")
+            .tag
+    }
+}
+
 impl<V> FastPerc<V> {
-    /// Removes the head (`front`) or tail of conversation `c`, which has packets, and
-    /// restores both heaps.
+    /// Removes the head (`front`; `c` must then be the conversation with the smallest
+    /// head) or tail of conversation `c`, which has packets, and restores both heaps.
     #[inline]
     fn take(&mut self, c: u32, front: bool) -> Entry<V> {
         let q = &mut self.queues[c as usize];
         let item = if front { q.pop_front() } else { q.pop_back() };
         let item = item.expect("a conversation in the heaps has packets");
         self.len -= 1;
-        let next = if front { q.front() } else { q.back() };
+        let next = if front { q.front() } else { q.back() }.map(|i| i.tag);
+        let exact = head_tag(&self.queues);
         match next {
-            Some(next) if front => self.heads.set_inlined(c, next.tag),
+            Some(next) if front => self.heads.replace_min(next, &exact),
             Some(next) => {
                 if self.tails_kept {
-                    self.tails.set(c, Reverse(next.tag));
+                    self.tails.set(c, Reverse(next));
                 }
             }
             None => {
-                self.heads.remove(c);
+                if front {
+                    self.heads.pop_min(&exact);
+                } else {
+                    self.heads.remove(c, &exact);
+                }
                 if self.tails_kept {
                     self.tails.remove(c);
                 }
@@ -115,7 +132,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
     fn new(conversations: usize, _packets: usize) -> Self {
         FastPerc {
             queues: (0..conversations).map(|_| VecDeque::new()).collect(),
-            heads: IndexedHeap::new(conversations),
+            heads: HeadHeap::new(conversations),
             tails: IndexedHeap::new(conversations),
             tails_kept: false,
             quiet: 0,
@@ -139,7 +156,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
         match q.back() {
             None => {
                 q.push_back(item);
-                self.heads.set_inlined(c, tag);
+                self.heads.push(c, tag, &head_tag(&self.queues));
                 self.tail_rose(c, tag);
             }
             Some(tail) if tail.tag < tag => {
@@ -150,7 +167,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
                 let at = q.partition_point(|i| i.tag < tag);
                 q.insert(at, item);
                 if at == 0 {
-                    self.heads.set(c, tag);
+                    self.heads.set(c, tag, &head_tag(&self.queues));
                 }
             }
         }
@@ -158,7 +175,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
 
     #[inline]
     fn pop_min(&mut self) -> Option<Entry<V>> {
-        let (c, _) = self.heads.peek()?;
+        let c = self.heads.peek()?;
         Some(self.take(c, true))
     }
 
@@ -184,6 +201,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
     }
 
     fn check(&self) -> Result<(), String> {
+        self.heads.check(&head_tag(&self.queues))?;
         let mut n = 0;
         for (c, q) in self.queues.iter().enumerate() {
             let c = c as u32;
@@ -191,9 +209,8 @@ impl<V> BidQueue<V> for FastPerc<V> {
             if q.iter().zip(q.iter().skip(1)).any(|(a, b)| a.tag >= b.tag) {
                 return Err(format!("conversation {c}: FIFO out of order"));
             }
-            let (head, tail) = (q.front().map(|i| i.tag), q.back().map(|i| Reverse(i.tag)));
-            let tail = tail.filter(|_| self.tails_kept);
-            if self.heads.key_of(c) != head || self.tails.key_of(c) != tail {
+            let tail = q.back().map(|i| Reverse(i.tag)).filter(|_| self.tails_kept);
+            if self.heads.contains(c) == q.is_empty() || self.tails.key_of(c) != tail {
                 return Err(format!("conversation {c}: heap keys differ from its FIFO"));
             }
         }

@@ -28,6 +28,7 @@
 mod arena;
 pub mod double_heap;
 pub mod fast_perc;
+mod heads;
 pub mod link;
 pub mod perc;
 pub mod trace;
