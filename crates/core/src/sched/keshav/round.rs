@@ -123,6 +123,11 @@ pub struct RoundNumber {
     convs: Vec<Conv>,
     /// The active conversations by `F^α`.
     active: MinHeap<u128>,
+    /// The work at which the heap's top leaves by its key (possibly stale, so a lower
+    /// bound): `K_chk + (key − R_chk) · W`, or `u128::MAX` if the heap is empty or that
+    /// exceeds `u128`. No conversation leaves before it, so that an arrival before it
+    /// (most arrivals) only compares the work done with it.
+    next_leave: u128,
 }
 
 impl RoundNumber {
@@ -145,6 +150,7 @@ impl RoundNumber {
                 })
                 .collect(),
             active: MinHeap::with_items(n),
+            next_leave: u128::MAX,
         }
     }
 
@@ -158,6 +164,14 @@ impl RoundNumber {
     #[inline]
     pub fn advance(&mut self, now: Instant) {
         let k = self.work_at(now);
+        if k >= self.next_leave {
+            self.leave(k);
+        }
+    }
+
+    /// [`RoundNumber::advance`] to the work `k`, at or after `next_leave`.
+    #[inline(never)]
+    fn leave(&mut self, k: u128) {
         while let Some((c, key)) = self.active.peek() {
             let to_go = key.saturating_sub(self.r_chk);
             match to_go.checked_mul(self.weight) {
@@ -179,6 +193,17 @@ impl RoundNumber {
                 _ => break,
             }
         }
+        self.next_leave = self.leave_at();
+    }
+
+    /// The work at which the heap's top leaves by its key (see `next_leave`).
+    fn leave_at(&self) -> u128 {
+        self.active.peek().map_or(u128::MAX, |(_, key)| {
+            key.saturating_sub(self.r_chk)
+                .checked_mul(self.weight)
+                .and_then(|w| self.k_chk.checked_add(w))
+                .unwrap_or(u128::MAX)
+        })
     }
 
     /// `R(now)` after [`RoundNumber::advance`] to `now`, rounded down.
@@ -201,24 +226,32 @@ impl RoundNumber {
     #[inline]
     pub fn arrive(&mut self, now: Instant, c: u32, len: u64) -> Arrival {
         self.advance(now);
-        let i = c as usize;
-        let Conv {
-            finish: before,
-            weight,
-            active,
-        } = self.convs[i];
-        let inc = units(len, weight);
-        if active {
+        let conv = &mut self.convs[c as usize];
+        if conv.active {
             // The heap keeps the old, smaller key until the conversation reaches its top
             // (see `advance`): a key increase costs nothing here.
-            let f = before.saturating_add(inc);
-            self.convs[i].finish = f;
+            let before = conv.finish;
+            let f = before.saturating_add(units(len, conv.weight));
+            conv.finish = f;
             return Arrival {
                 finish_before: before,
                 finish: f,
                 round: None,
             };
         }
+        self.activate(now, c, len)
+    }
+
+    /// [`RoundNumber::arrive`] to an inactive conversation.
+    #[inline(never)]
+    fn activate(&mut self, now: Instant, c: u32, len: u64) -> Arrival {
+        let i = c as usize;
+        let Conv {
+            finish: before,
+            weight,
+            ..
+        } = self.convs[i];
+        let inc = units(len, weight);
         let r = self.current(now);
         self.k_chk = self.work_at(now);
         self.r_chk = r;
@@ -230,6 +263,7 @@ impl RoundNumber {
             active: true,
         };
         self.active.insert(c, f);
+        self.next_leave = self.leave_at();
         Arrival {
             finish_before: before,
             finish: f,
