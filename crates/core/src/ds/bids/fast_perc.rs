@@ -98,11 +98,16 @@ impl<V> FastPerc<V> {
 
     /// After an insertion whose conversation's tail is now `tag`: keeps the max-heap,
     /// or stops keeping it after a quiet period (see the [module docs](self)).
-    #[inline]
+    #[inline(always)]
     fn tail_rose(&mut self, c: u32, tag: Tag) {
-        if !self.tails_kept {
-            return;
+        if self.tails_kept {
+            self.keep_tail(c, tag);
         }
+    }
+
+    /// [`FastPerc::tail_rose`] while the max-heap is kept.
+    #[inline(never)]
+    fn keep_tail(&mut self, c: u32, tag: Tag) {
         self.quiet += 1;
         if self.quiet > self.heads.len() {
             self.tails.clear();

@@ -97,8 +97,10 @@ pub struct Arrival {
     pub round: Option<u128>,
 }
 
-/// One conversation's state.
+/// One conversation's state: 32 bytes, aligned so that a record never straddles two
+/// cache lines.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 struct Conv {
     /// `F^α`.
     finish: u128,
