@@ -169,6 +169,12 @@ impl HeadHeap {
         self.len + usize::from(self.front != EMPTY)
     }
 
+    /// Whether no conversation is present.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Whether conversation `c` is present.
     #[inline]
     pub fn contains(&self, c: u32) -> bool {

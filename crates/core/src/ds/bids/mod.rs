@@ -28,7 +28,7 @@
 mod arena;
 pub mod double_heap;
 pub mod fast_perc;
-mod heads;
+pub(crate) mod heads;
 pub mod link;
 pub mod perc;
 pub mod trace;

@@ -202,9 +202,9 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
     }
 
     #[cold]
-    fn record_insert(&self, now: crate::units::Instant, e: &Entry<P>) {
+    fn record_insert(&self, now: crate::units::Instant, conv: u32, size: u32, bid: u128) {
         if let Some(r) = &self.recorder {
-            r.insert(now, e.conv, e.size, e.tag.bid(), self.buffer.len());
+            r.insert(now, conv, size, bid, self.buffer.len());
         }
     }
 }
@@ -236,7 +236,8 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
         let size = pkt.wire_len();
         let a = self.round.arrive(now, class.0, u64::from(size));
         let delta = self.deltas.get(class.index()).copied().unwrap_or(0);
-        let tag = Tag::new(bid::bid(&a, delta), self.seq);
+        let seq = self.seq;
+        let tag = Tag::new(bid::bid(&a, delta), seq);
         self.seq += 1;
         let e = Entry {
             tag,
@@ -245,12 +246,14 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             value: pkt,
         };
         if self.recorder.is_some() {
-            self.record_insert(now, &e);
+            self.record_insert(now, e.conv, e.size, e.tag.bid());
         }
         let mut arrival = None;
-        self.buffer.insert(e, |v| {
-            if v.tag == tag {
-                arrival = Some(v.value);
+        let arrived = &mut arrival;
+        // The arrival is known by its sequence number (unique per packet).
+        self.buffer.insert(e, move |v| {
+            if v.tag.seq() == seq {
+                *arrived = Some(v.value);
             } else {
                 evicted.push(Dropped {
                     pkt: v.value,
