@@ -497,18 +497,11 @@ impl HeadHeap {
             }
             // Node i + 1 holds the four children (the empty slots after the last entry
             // precede nothing).
-            let kids = self.nodes[i + 1].0;
-            let (a, x) = if lt(kids[1], kids[0]) {
-                (1, kids[1])
-            } else {
-                (0, kids[0])
-            };
-            let (b, y) = if lt(kids[3], kids[2]) {
-                (3, kids[3])
-            } else {
-                (2, kids[2])
-            };
-            let (k, m) = if lt(y, x) { (b, y) } else { (a, x) };
+            let kids = &self.nodes[i + 1].0;
+            let a = usize::from(lt(kids[1], kids[0]));
+            let b = 2 + usize::from(lt(kids[3], kids[2]));
+            let k = if lt(kids[b], kids[a]) { b } else { a };
+            let m = kids[k];
             if !lt(m, e) {
                 break;
             }
