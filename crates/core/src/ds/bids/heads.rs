@@ -345,15 +345,24 @@ impl HeadHeap {
     #[inline]
     fn entry(&mut self, c: u32, tag: Tag, exact: &impl Fn(u32) -> Tag) -> (u128, bool) {
         self.since_rebase += 1;
-        let mut k = self.key_bits(tag);
-        if is_inexact(k) {
-            if self.since_rebase > self.len() + REBASE_SLACK {
-                self.rebase(tag, exact);
-                k = self.key_bits(tag);
-            }
-            return (k | u128::from(c), is_inexact(k));
+        let (hi, below) = tag.bid().overflowing_sub(self.bid_base);
+        let (lo, before) = tag.seq().overflowing_sub(self.seq_base);
+        if !below && !before && hi <= u128::from(u64::MAX - 3) && lo <= u64::from(u32::MAX - 2) {
+            let k = ((hi + 1) << 64) | (u128::from(lo + 1) << 32);
+            return (k | u128::from(c), false);
         }
-        (k | u128::from(c), false)
+        self.inexact_entry(c, tag, exact)
+    }
+
+    /// [`HeadHeap::entry`] for a key that is inexact under the current bases.
+    #[cold]
+    #[inline(never)]
+    fn inexact_entry(&mut self, c: u32, tag: Tag, exact: &impl Fn(u32) -> Tag) -> (u128, bool) {
+        if self.since_rebase > self.len() + REBASE_SLACK {
+            self.rebase(tag, exact);
+        }
+        let k = self.key_bits(tag);
+        (k | u128::from(c), is_inexact(k))
     }
 
     /// Moves the bases to the smallest bid (less [`MARGIN`]) and sequence number among
