@@ -149,28 +149,32 @@ impl<V> BidQueue<V> for FastPerc<V> {
     /// [`BidQueue::new`] (Keshav FQ's are its classes).
     #[inline]
     fn insert(&mut self, e: Entry<V>) {
-        let c = e.conv;
-        let q = &mut self.queues[c as usize];
-        let tag = e.tag;
-        let item = Item {
+        let Entry {
             tag,
-            size: e.size,
-            value: e.value,
-        };
+            conv: c,
+            size,
+            value,
+        } = e;
+        let q = &mut self.queues[c as usize];
         self.len += 1;
+        // Grow before building the item, so that the item is not kept across the
+        // growth call inside `push_back` (on the stack, then copied).
+        if q.len() == q.capacity() {
+            q.reserve(1);
+        }
         match q.back() {
             None => {
-                q.push_back(item);
+                q.push_back(Item { tag, size, value });
                 self.heads.push(c, tag, &head_tag(&self.queues));
                 self.tail_rose(c, tag);
             }
             Some(tail) if tail.tag < tag => {
-                q.push_back(item);
+                q.push_back(Item { tag, size, value });
                 self.tail_rose(c, tag);
             }
             Some(_) => {
                 let at = q.partition_point(|i| i.tag < tag);
-                q.insert(at, item);
+                q.insert(at, Item { tag, size, value });
                 if at == 0 {
                     self.heads.set(c, tag, &head_tag(&self.queues));
                 }
