@@ -4,8 +4,12 @@
 //! binary heaps and counted exchanges the cost study measures, but in the layout that
 //! runs fastest.
 //!
-//! * The heaps are [`IndexedHeap`]s (4-ary, the children of a node side by side,
-//!   entries holding their keys): half the levels of a binary heap, and no counter.
+//! * The min-heap is a [`HeadHeap`]: 4-ary, 16-byte entries (a compact key that keeps
+//!   the tags' order, the exact tags read from the FIFO heads only where keys are
+//!   equal), the four children of a node in one cache line, and a front slot that
+//!   takes a newly backlogged conversation holding the smallest tag in O(1). The
+//!   max-heap is an [`IndexedHeap`] of tags (4-ary). Half the levels of a binary heap,
+//!   and no counter.
 //! * The max-heap is kept only while drops are recent. Most insertions raise their
 //!   conversation's tail, and keeping the max-heap ordered costs as much as the
 //!   min-heap's work, yet only an overflow drop reads it. So after more insertions
@@ -27,7 +31,7 @@
 //! input.
 //!
 //! Cost: O(log N) per operation, N the conversations with packets (amortised for the
-//! drops, see above).
+//! drops, see above, and for the min-heap's rebases, see [`HeadHeap`]).
 
 use core::cmp::Reverse;
 use std::collections::VecDeque;

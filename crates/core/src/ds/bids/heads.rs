@@ -1,19 +1,20 @@
 //! The conversations with packets by the [`Tag`] at their head, smallest first, for
-//! [`super::FastPerc`]: a 4-ary min-heap whose entries are 16 bytes — a 96-bit key
+//! [`super::FastPerc`] (Keshav FQ's packet path) and for WFQ, SCFQ and STFQ
+//! ([`crate::sched::pfq`]): a 4-ary min-heap whose entries are 16 bytes — a 96-bit key
 //! that preserves the tags' order, and the conversation — with the exact tags consulted
 //! only where two keys are equal.
 //!
 //! # Keys
 //!
-//! A tag `(bid, seq)` is 32 bytes with its conversation; 1 000 of them fill a 32 KiB
-//! first-level cache. The heap stores instead `key = (hi, lo)`, 64 + 32 bits, relative
+//! A tag `(bid, seq)` with its conversation is a 32-byte heap entry; 1 000 of them fill
+//! a 32 KiB first-level cache. The heap stores instead `key = (hi, lo)`, 64 + 32 bits, relative
 //! to two bases kept by the heap:
 //!
-//! * `hi = bid − bid_base + 1`, or 0 if `bid < bid_base`, or [`SAT_HI`] if
+//! * `hi = bid − bid_base + 1`, or 0 if `bid < bid_base`, or `u64::MAX − 1` if
 //!   `bid − bid_base` exceeds `u64::MAX − 3`;
-//! * `lo = seq − seq_base + 1`, or 0 if `seq < seq_base`, or [`SAT_LO`] if
-//!   `seq − seq_base` exceeds `u32::MAX − 2`; and `lo` is 0 (resp. [`SAT_LO`]) whenever
-//!   `hi` is 0 (resp. [`SAT_HI`]).
+//! * `lo = seq − seq_base + 1`, or 0 if `seq < seq_base`, or `u32::MAX` if
+//!   `seq − seq_base` exceeds `u32::MAX − 2`; and `lo` is 0 (resp. `u32::MAX`) whenever
+//!   `hi` is 0 (resp. `u64::MAX − 1`).
 //!
 //! This map is monotone (non-decreasing) in the tag order, so a smaller key means a
 //! smaller tag, and it is one-to-one on the keys that are neither clamped nor saturated
@@ -27,7 +28,7 @@
 //! *fast* order); otherwise the comparisons check for equal keys (the *careful* order).
 //! When a new key comes out inexact and at least as many keys have been computed since
 //! the last **rebase** as there are entries (plus a constant), the bases are moved —
-//! `bid_base` to [`MARGIN`] below the smallest bid present, `seq_base` to the smallest
+//! `bid_base` to 2^62 units below the smallest bid present, `seq_base` to the smallest
 //! sequence number present — and every key is recomputed: O(n), amortised O(1) per key.
 //! The order of the entries does not change (both maps are monotone), so no sift is
 //! needed. In fair queueing the bids of the heads lie within a few packets' worth of
@@ -39,8 +40,8 @@
 //! The heap array is a vector of 64-byte aligned nodes of four entries, the root in
 //! slot 3 of node 0, so that the four children of heap index `i` are exactly node
 //! `i + 1`: one cache line per level of a sift-down. Slots past the last entry hold
-//! [`EMPTY`], which no entry precedes, so that every node's four children are compared
-//! without counting them.
+//! `u128::MAX`, which no entry precedes (an entry's `hi` is below `u64::MAX`), so that
+//! every node's four children are compared without counting them.
 //!
 //! **The front slot.** An entry that precedes every entry of the heap when it is added
 //! (a conversation that had no packet and now holds the smallest tag: in fair queueing,
@@ -60,7 +61,8 @@
 //! careful order, rebases), and small bases (the fast order); [`HeadHeap::check`]
 //! checks the layout, the keys and the order after every operation.
 //! `tests/bid_queues.rs` and `tests/keshav.rs` run [`super::FastPerc`], which uses it,
-//! against the ordered-set model and the paper's structures.
+//! against the ordered-set model and the paper's structures; `tests/pfq.rs`,
+//! `tests/keshav_fluid.rs` and `tests/service_order.rs` run WFQ, SCFQ and STFQ on it.
 
 use super::Tag;
 
@@ -97,7 +99,7 @@ pub struct HeadHeap {
     len: usize,
     /// Heap index of each conversation, or [`FRONT`], or [`ABSENT`].
     pos: Vec<u32>,
-    /// The front entry, or [`EMPTY`].
+    /// The front entry, or `EMPTY`.
     front: u128,
     /// The front entry's conversation, or [`ABSENT`]: what the hot paths test, a
     /// 4-byte field (a 16-byte load of `front` just after its two 8-byte stores would
@@ -375,7 +377,7 @@ impl HeadHeap {
         (k | u128::from(c), is_inexact(k))
     }
 
-    /// Moves the bases to the smallest bid (less [`MARGIN`]) and sequence number among
+    /// Moves the bases to the smallest bid (less `MARGIN`) and sequence number among
     /// `tag` and the head tags present, and recomputes every key.
     #[cold]
     fn rebase(&mut self, tag: Tag, exact: &impl Fn(u32) -> Tag) {

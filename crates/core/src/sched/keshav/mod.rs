@@ -42,7 +42,8 @@
 //!
 //! **What runs on the packet path.** PERC without `count_operations` (the default) is
 //! [`crate::ds::bids::FastPerc`]: PERC's layout — per-conversation FIFOs, the
-//! conversations by head tag and by tail tag — in 4-ary heaps without counters, the
+//! conversations by head tag and by tail tag — in 4-ary heaps without counters (the
+//! heads as 16-byte compact keys over the exact tags, [`crate::ds::bids::heads`]), the
 //! max-heap kept only while drops happen. It gives the same schedule and drops as the
 //! paper's structures and is what a shaper or a long simulation wants. With
 //! `count_operations`, PERC is the paper's counted structure
@@ -74,7 +75,8 @@
 //!   The same holds for [`Scheduler::remove_newest`].
 //! * **Arithmetic**: fixed point with the error bound stated in [`round`].
 //! * **Uncounted PERC is not the paper's data structure** (the default; see Settings):
-//!   same FIFOs and same order, but 4-ary heaps, and the max-heap of tails is rebuilt
+//!   same FIFOs and same order, but 4-ary heaps (the heads keyed by compact keys, the
+//!   exact tags compared where keys are equal), and the max-heap of tails is rebuilt
 //!   at the first drop after a quiet period instead of being kept on every insertion.
 //!   Same schedule and drops; the drop that rebuilds costs O(k log k) for the `k`
 //!   conversations with packets (amortised O(log k) per insertion, where the paper's

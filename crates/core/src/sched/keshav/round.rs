@@ -55,7 +55,9 @@
 //! exactly the paper's; the work is O(1) per arrival to an active conversation, O(log n)
 //! per activation, per re-keying (at most one per arrival) and per conversation leaving
 //! (at most one per activation): amortised O(log n) per packet, and O(1) while the
-//! round number is far from every finish number. Heap exchanges are counted
+//! round number is far from every finish number. The work done at which the heap's top
+//! leaves (by its possibly stale key) is kept, so that an arrival before it compares
+//! one number and neither reads the heap nor multiplies. Heap exchanges are counted
 //! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`).
 
 use crate::ds::MinHeap;
