@@ -233,3 +233,84 @@ impl<V> BidQueue<V> for FastPerc<V> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    const CONVS: u32 = 8;
+
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Insert(u32, Tag),
+        PopMin,
+        PopMax,
+        PopNewest(u32),
+    }
+
+    /// Tags far apart (bids across the whole `u128` range, sequence numbers beyond
+    /// `u32`), so that the heads heap's keys saturate and clamp and its careful order
+    /// and rebases run, reading the exact tags from the FIFOs.
+    fn wide_tag() -> impl Strategy<Value = Tag> {
+        let bid = prop_oneof![
+            (0u128..4, 0u128..3).prop_map(|(a, b)| (a << 100) + b),
+            (0u128..3).prop_map(|b| u128::MAX - b),
+            0u128..5,
+            any::<u128>(),
+        ];
+        let seq = prop_oneof![0u64..6, (0u64..3).prop_map(|k| (1 << 33) + k), any::<u64>()];
+        (bid, seq).prop_map(|(b, s)| Tag::new(b, s))
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0..CONVS, wide_tag()).prop_map(|(c, t)| Op::Insert(c, t)),
+            2 => Just(Op::PopMin),
+            1 => Just(Op::PopMax),
+            1 => (0..CONVS).prop_map(Op::PopNewest),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Every operation against an ordered set of `(tag, conversation)`, the
+        /// invariants checked after each (equal tags are skipped: the paper's order
+        /// needs distinct sequence numbers).
+        #[test]
+        fn matches_an_ordered_set_with_wide_tags(ops in prop::collection::vec(op(), 0..300)) {
+            let mut q: FastPerc<u64> = FastPerc::new(CONVS as usize, 0);
+            let mut model: BTreeSet<(Tag, u32)> = BTreeSet::new();
+            for (n, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Insert(c, tag) => {
+                        if model.iter().any(|&(t, _)| t == tag) {
+                            continue;
+                        }
+                        model.insert((tag, c));
+                        q.insert(Entry { tag, conv: c, size: 1, value: n as u64 });
+                    }
+                    Op::PopMin => {
+                        let want = model.pop_first();
+                        prop_assert_eq!(q.pop_min().map(|e| (e.tag, e.conv)), want);
+                    }
+                    Op::PopMax => {
+                        let want = model.pop_last();
+                        prop_assert_eq!(q.pop_max().map(|e| (e.tag, e.conv)), want);
+                    }
+                    Op::PopNewest(c) => {
+                        let want = model.iter().rev().find(|&&(_, d)| d == c).copied();
+                        if let Some(w) = want {
+                            model.remove(&w);
+                        }
+                        prop_assert_eq!(q.pop_newest_of(c).map(|e| (e.tag, e.conv)), want);
+                    }
+                }
+                prop_assert_eq!(q.len(), model.len());
+                q.check().map_err(TestCaseError::fail)?;
+            }
+        }
+    }
+}
