@@ -203,6 +203,13 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         self.leaves.get(class.index()).copied().unwrap_or(false)
     }
 
+    /// [`RoundNumber::arrive`], out of the packet path's code (see
+    /// [`RoundNumber::arrive_if_active`]).
+    #[inline(never)]
+    fn arrive(&mut self, now: crate::units::Instant, c: u32, size: u32) -> round::Arrival {
+        self.round.arrive(now, c, u64::from(size))
+    }
+
     #[cold]
     fn record_insert(&self, now: crate::units::Instant, conv: u32, size: u32, bid: u128) {
         if let Some(r) = &self.recorder {
@@ -236,7 +243,10 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             });
         }
         let size = pkt.wire_len();
-        let a = self.round.arrive(now, class.0, u64::from(size));
+        let a = match self.round.arrive_if_active(now, class.0, u64::from(size)) {
+            Some(a) => a,
+            None => self.arrive(now, class.0, size),
+        };
         let delta = self.deltas.get(class.index()).copied().unwrap_or(0);
         let seq = self.seq;
         let tag = Tag::new(bid::bid(&a, delta), seq);

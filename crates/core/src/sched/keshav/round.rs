@@ -56,8 +56,10 @@
 //! per activation, per re-keying (at most one per arrival) and per conversation leaving
 //! (at most one per activation): amortised O(log n) per packet, and O(1) while the
 //! round number is far from every finish number. The work done at which the heap's top
-//! leaves (by its possibly stale key) is kept, so that an arrival before it compares
-//! one number and neither reads the heap nor multiplies. Heap exchanges are counted
+//! leaves (by its possibly stale key) is kept from the deletion test that stopped, so
+//! that an arrival before it compares one number and neither reads the heap nor
+//! multiplies (after an activation the next arrival runs the test, as the paper's
+//! every arrival does). Heap exchanges are counted
 //! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`).
 
 use crate::ds::MinHeap;
@@ -129,8 +131,9 @@ pub struct RoundNumber {
     active: MinHeap<u128>,
     /// The work at which the heap's top leaves by its key (possibly stale, so a lower
     /// bound): `K_chk + (key − R_chk) · W`, or `u128::MAX` if the heap is empty or that
-    /// exceeds `u128`. No conversation leaves before it, so that an arrival before it
-    /// (most arrivals) only compares the work done with it.
+    /// exceeds `u128`; 0 after an activation (the next advance finds it). No
+    /// conversation leaves before it, so that an arrival before it only compares the
+    /// work done with it.
     next_leave: u128,
 }
 
@@ -173,41 +176,35 @@ impl RoundNumber {
         }
     }
 
-    /// [`RoundNumber::advance`] to the work `k`, at or after `next_leave`.
+    /// [`RoundNumber::advance`] to the work `k`, at or after `next_leave`; sets
+    /// `next_leave` from the product that stopped the deletions.
     #[inline(never)]
     fn leave(&mut self, k: u128) {
-        while let Some((c, key)) = self.active.peek() {
+        self.next_leave = loop {
+            let Some((c, key)) = self.active.peek() else {
+                break u128::MAX;
+            };
             let to_go = key.saturating_sub(self.r_chk);
-            match to_go.checked_mul(self.weight) {
-                Some(w) if w <= k - self.k_chk => {
-                    let conv = self.convs[c as usize];
-                    let f = conv.finish;
-                    if f != key {
-                        // A stale key: the conversation has more to send; re-key it
-                        // and look at the heap's top again.
-                        self.active.update(c, f);
-                        continue;
-                    }
-                    self.k_chk += w;
-                    self.r_chk = f;
-                    self.weight -= u128::from(conv.weight);
-                    self.convs[c as usize].active = false;
-                    self.active.pop();
-                }
-                _ => break,
+            let Some(w) = to_go.checked_mul(self.weight) else {
+                break u128::MAX;
+            };
+            if w > k - self.k_chk {
+                break self.k_chk.saturating_add(w);
             }
-        }
-        self.next_leave = self.leave_at();
-    }
-
-    /// The work at which the heap's top leaves by its key (see `next_leave`).
-    fn leave_at(&self) -> u128 {
-        self.active.peek().map_or(u128::MAX, |(_, key)| {
-            key.saturating_sub(self.r_chk)
-                .checked_mul(self.weight)
-                .and_then(|w| self.k_chk.checked_add(w))
-                .unwrap_or(u128::MAX)
-        })
+            let conv = self.convs[c as usize];
+            let f = conv.finish;
+            if f != key {
+                // A stale key: the conversation has more to send; re-key it and look
+                // at the heap's top again.
+                self.active.update(c, f);
+                continue;
+            }
+            self.k_chk += w;
+            self.r_chk = f;
+            self.weight -= u128::from(conv.weight);
+            self.convs[c as usize].active = false;
+            self.active.pop();
+        };
     }
 
     /// `R(now)` after [`RoundNumber::advance`] to `now`, rounded down.
@@ -225,37 +222,52 @@ impl RoundNumber {
         self.current(now)
     }
 
+    /// [`RoundNumber::arrive`] if no conversation leaves by `now` and `c` is active
+    /// (then `F_i = F^α + len / w`, without reading `R`), else `None` and nothing is
+    /// changed: for a caller whose arrivals mostly find their conversation active, which
+    /// keeps the rest of [`RoundNumber::arrive`] out of its own code.
+    #[inline]
+    pub fn arrive_if_active(&mut self, now: Instant, c: u32, len: u64) -> Option<Arrival> {
+        if self.work_at(now) >= self.next_leave {
+            return None;
+        }
+        let conv = &mut self.convs[c as usize];
+        if !conv.active {
+            return None;
+        }
+        let before = conv.finish;
+        let f = before.saturating_add(units(len, conv.weight));
+        conv.finish = f;
+        Some(Arrival {
+            finish_before: before,
+            finish: f,
+            round: None,
+        })
+    }
+
     /// A packet of `len` bytes of conversation `c` arrives at `now`: brings `R` up to
     /// date and computes its finish number `F_i = max(F^α, R(now)) + len / w`.
     #[inline]
     pub fn arrive(&mut self, now: Instant, c: u32, len: u64) -> Arrival {
         self.advance(now);
-        let conv = &mut self.convs[c as usize];
-        if conv.active {
+        let i = c as usize;
+        let Conv {
+            finish: before,
+            weight,
+            active,
+        } = self.convs[i];
+        let inc = units(len, weight);
+        if active {
             // The heap keeps the old, smaller key until the conversation reaches its top
             // (see `advance`): a key increase costs nothing here.
-            let before = conv.finish;
-            let f = before.saturating_add(units(len, conv.weight));
-            conv.finish = f;
+            let f = before.saturating_add(inc);
+            self.convs[i].finish = f;
             return Arrival {
                 finish_before: before,
                 finish: f,
                 round: None,
             };
         }
-        self.activate(now, c, len)
-    }
-
-    /// [`RoundNumber::arrive`] to an inactive conversation.
-    #[inline(never)]
-    fn activate(&mut self, now: Instant, c: u32, len: u64) -> Arrival {
-        let i = c as usize;
-        let Conv {
-            finish: before,
-            weight,
-            ..
-        } = self.convs[i];
-        let inc = units(len, weight);
         let r = self.current(now);
         self.k_chk = self.work_at(now);
         self.r_chk = r;
@@ -267,7 +279,8 @@ impl RoundNumber {
             active: true,
         };
         self.active.insert(c, f);
-        self.next_leave = self.leave_at();
+        // The slope changed: the next advance looks for the next departure.
+        self.next_leave = 0;
         Arrival {
             finish_before: before,
             finish: f,
