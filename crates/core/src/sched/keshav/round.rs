@@ -334,4 +334,38 @@ mod tests {
         let c = r.arrive(Instant(300), 0, 10);
         assert_eq!(c.finish, b(160), "F = R + P after an idle period");
     }
+
+    /// `arrive_if_active` answers exactly when `arrive` would not read `R` (an active
+    /// conversation, no departure due), with `arrive`'s result, and otherwise changes
+    /// nothing: a pseudo-random run of arrivals with clock steps from none to several
+    /// packet times, weights 1 to 3, each arrival tried both ways on copies.
+    #[test]
+    fn arrive_if_active_is_arrive_where_it_answers() {
+        let mut r = RoundNumber::new(Rate(8_000_000_000), vec![1, 2, 3, 1, 1, 2]);
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let (mut now, mut answered) = (0u64, 0);
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            now += [0, 0, 0, 40, 700, 3_000][(state % 6) as usize];
+            let (c, len) = ((state >> 8) as u32 % 6, 40 + (state >> 16) % 1_460);
+            let before = r.clone();
+            let want = r.arrive(Instant(now), c, len);
+            let mut tried = before.clone();
+            let same = |x: &RoundNumber, y: &RoundNumber| {
+                (0..6).all(|d| x.finish_of(d) == y.finish_of(d) && x.is_active(d) == y.is_active(d))
+                    && x.active_count() == y.active_count()
+            };
+            match tried.arrive_if_active(Instant(now), c, len) {
+                Some(a) => {
+                    assert_eq!((a, want.round), (want, None));
+                    assert!(same(&tried, &r), "the same state as after arrive");
+                    answered += 1;
+                }
+                None => assert!(same(&tried, &before), "nothing changed"),
+            }
+        }
+        assert!(answered > 1_000, "the fast path ran ({answered} times)");
+    }
 }
