@@ -55,8 +55,9 @@
 //!
 //! # Cost
 //!
-//! O(log n) per packet: an [`MinHeap`] of backlogged leaves by head tag, plus for `wfq`
-//! the round number's heap (amortised O(log n)). No allocation after warm-up.
+//! O(log n) per packet: a [`HeadHeap`] of backlogged leaves by head tag (Keshav FQ's,
+//! compact keys over the exact tags), plus for `wfq` the round number's heap
+//! (amortised O(log n)). No allocation after warm-up.
 
 use std::collections::VecDeque;
 
@@ -66,8 +67,8 @@ use super::{
     BuildError, Dequeued, DropReason, Dropped, Enqueue, Packet, PollAt, Scheduler, SchedulerKind,
     class_problem,
 };
-use crate::ds::MinHeap;
 use crate::ds::bids::Tag;
+use crate::ds::bids::heads::HeadHeap;
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant, Rate};
 
@@ -133,7 +134,7 @@ pub struct Pfq<P> {
     flavor: Flavor,
     leaves: Vec<Option<Leaf<P>>>,
     /// Backlogged leaves by head tag (`F`, or `S` for `stfq`).
-    heads: MinHeap<Tag>,
+    heads: HeadHeap,
     clock: Clock,
     link: Rate,
     queued: usize,
@@ -192,7 +193,7 @@ impl<P: Packet> Pfq<P> {
         Ok(Pfq {
             flavor,
             leaves,
-            heads: MinHeap::with_items(tree.len()),
+            heads: HeadHeap::new(tree.len()),
             clock,
             link: tree.link_rate(),
             queued: 0,
@@ -214,34 +215,30 @@ impl<P: Packet> Pfq<P> {
     fn leaf(&self, class: ClassId) -> Option<&Leaf<P>> {
         self.leaves.get(class.index()).and_then(Option::as_ref)
     }
+}
 
-    /// The key a leaf is served by, for its head packet.
+impl Flavor {
+    /// The tag a packet is served by: `F`, or `S` for `stfq`, and its arrival order.
     #[inline]
-    fn key(&self, q: &Queued<P>) -> Tag {
-        let bid = match self.flavor {
+    fn tag<P>(self, q: &Queued<P>) -> Tag {
+        let bid = match self {
             Flavor::Stfq => q.start,
             Flavor::Wfq | Flavor::Scfq => q.finish,
         };
         Tag::new(bid, q.seq)
     }
+}
 
-    /// Re-keys leaf `c` by its head, or takes it out of the heads if it is empty.
-    #[inline]
-    fn reschedule(&mut self, c: u32) {
-        let leaf = self.leaves[c as usize].as_ref().expect("only leaves queue");
-        match leaf.queue.front() {
-            Some(q) => {
-                let key = self.key(q);
-                if self.heads.contains(c) {
-                    self.heads.update(c, key);
-                } else {
-                    self.heads.insert(c, key);
-                }
-            }
-            None => {
-                self.heads.remove(c);
-            }
-        }
+/// The tag of each backlogged leaf's head packet (the exact tags behind `heads`).
+#[inline(always)]
+fn head_tags<P>(flavor: Flavor, leaves: &[Option<Leaf<P>>]) -> impl Fn(u32) -> Tag + '_ {
+    move |c| {
+        let leaf = leaves[c as usize].as_ref().expect("only leaves queue");
+        flavor.tag(
+            leaf.queue
+                .front()
+                .expect("a leaf in the heads is backlogged"),
+        )
     }
 }
 
@@ -287,28 +284,33 @@ impl<P: Packet> Scheduler<P> for Pfq<P> {
                 (start, finish)
             }
         };
-        leaf.queue.push_back(Queued {
+        let q = Queued {
             pkt,
             start,
             finish,
             seq: self.seq,
-        });
+        };
+        let tag = self.flavor.tag(&q);
+        leaf.queue.push_back(q);
+        let first = leaf.queue.len() == 1;
         self.seq += 1;
         self.queued += 1;
-        if leaf.queue.len() == 1 {
-            self.reschedule(class.0);
+        if first {
+            let exact = head_tags(self.flavor, &self.leaves);
+            self.heads.push(class.0, tag, &exact);
         }
         Enqueue::Queued
     }
 
     #[inline]
     fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
-        let (c, _) = self.heads.peek()?;
+        let c = self.heads.peek()?;
         let leaf = self.leaves[c as usize].as_mut().expect("only leaves queue");
         let q = leaf
             .queue
             .pop_front()
             .expect("a leaf in the heads is backlogged");
+        let next = leaf.queue.front().map(|n| self.flavor.tag(n));
         self.queued -= 1;
         if let Clock::SelfClocked(clock) = &mut self.clock {
             clock.v = match self.flavor {
@@ -318,7 +320,11 @@ impl<P: Packet> Scheduler<P> for Pfq<P> {
             clock.busy_until =
                 now.saturating_add(self.link.tx_time(Bytes(u64::from(q.pkt.wire_len()))));
         }
-        self.reschedule(c);
+        let exact = head_tags(self.flavor, &self.leaves);
+        match next {
+            Some(tag) => self.heads.replace_min(tag, &exact),
+            None => self.heads.pop_min(&exact),
+        }
         Some(Dequeued {
             pkt: q.pkt,
             class: ClassId(c),
@@ -347,7 +353,8 @@ impl<P: Packet> Scheduler<P> for Pfq<P> {
         let q = leaf.queue.pop_back()?;
         self.queued -= 1;
         if leaf.queue.is_empty() {
-            self.heads.remove(class.0);
+            self.heads
+                .remove(class.0, &head_tags(self.flavor, &self.leaves));
         }
         Some(q.pkt)
     }

@@ -14,9 +14,10 @@
 //! | HEAP, double heap over all packets | [`double_heap`] | exchanges in both heaps | exchanges in both heaps |
 //! | PERC, per-conversation FIFOs under a double heap of conversations | [`perc`] | exchanges | exchanges |
 //!
-//! [`FastPerc`] ([`fast_perc`]) is PERC's layout without the counting, in 4-ary heaps:
-//! not one of the paper's structures and not replayed in the cost study, it is what
-//! Keshav FQ runs on its packet path unless asked to count.
+//! [`FastPerc`] ([`fast_perc`]) is PERC's layout without the counting, in 4-ary heaps
+//! (the heads in [`heads::HeadHeap`], compact keys over the exact tags, which WFQ, SCFQ
+//! and STFQ use too): not one of the paper's structures and not replayed in the cost
+//! study, it is what Keshav FQ runs on its packet path unless asked to count.
 //!
 //! [`Bounded`] adds the buffer limit (packets or bytes) and the paper's `insert()`:
 //! insert first, then drop the largest tag while the limit is exceeded — so the arrival
@@ -28,6 +29,7 @@
 mod arena;
 pub mod double_heap;
 pub mod fast_perc;
+pub mod heads;
 pub mod link;
 pub mod perc;
 pub mod trace;

@@ -42,7 +42,8 @@
 //!
 //! **What runs on the packet path.** PERC without `count_operations` (the default) is
 //! [`crate::ds::bids::FastPerc`]: PERC's layout — per-conversation FIFOs, the
-//! conversations by head tag and by tail tag — in 4-ary heaps without counters, the
+//! conversations by head tag and by tail tag — in 4-ary heaps without counters (the
+//! heads as 16-byte compact keys over the exact tags, [`crate::ds::bids::heads`]), the
 //! max-heap kept only while drops happen. It gives the same schedule and drops as the
 //! paper's structures and is what a shaper or a long simulation wants. With
 //! `count_operations`, PERC is the paper's counted structure
@@ -74,7 +75,8 @@
 //!   The same holds for [`Scheduler::remove_newest`].
 //! * **Arithmetic**: fixed point with the error bound stated in [`round`].
 //! * **Uncounted PERC is not the paper's data structure** (the default; see Settings):
-//!   same FIFOs and same order, but 4-ary heaps, and the max-heap of tails is rebuilt
+//!   same FIFOs and same order, but 4-ary heaps (the heads keyed by compact keys, the
+//!   exact tags compared where keys are equal), and the max-heap of tails is rebuilt
 //!   at the first drop after a quiet period instead of being kept on every insertion.
 //!   Same schedule and drops; the drop that rebuilds costs O(k log k) for the `k`
 //!   conversations with packets (amortised O(log k) per insertion, where the paper's
@@ -201,10 +203,17 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         self.leaves.get(class.index()).copied().unwrap_or(false)
     }
 
+    /// [`RoundNumber::arrive`], out of the packet path's code (see
+    /// [`RoundNumber::arrive_if_active`]).
+    #[inline(never)]
+    fn arrive(&mut self, now: crate::units::Instant, c: u32, size: u32) -> round::Arrival {
+        self.round.arrive(now, c, u64::from(size))
+    }
+
     #[cold]
-    fn record_insert(&self, now: crate::units::Instant, e: &Entry<P>) {
+    fn record_insert(&self, now: crate::units::Instant, conv: u32, size: u32, bid: u128) {
         if let Some(r) = &self.recorder {
-            r.insert(now, e.conv, e.size, e.tag.bid(), self.buffer.len());
+            r.insert(now, conv, size, bid, self.buffer.len());
         }
     }
 }
@@ -234,9 +243,13 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             });
         }
         let size = pkt.wire_len();
-        let a = self.round.arrive(now, class.0, u64::from(size));
+        let a = match self.round.arrive_if_active(now, class.0, u64::from(size)) {
+            Some(a) => a,
+            None => self.arrive(now, class.0, size),
+        };
         let delta = self.deltas.get(class.index()).copied().unwrap_or(0);
-        let tag = Tag::new(bid::bid(&a, delta), self.seq);
+        let seq = self.seq;
+        let tag = Tag::new(bid::bid(&a, delta), seq);
         self.seq += 1;
         let e = Entry {
             tag,
@@ -245,12 +258,14 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             value: pkt,
         };
         if self.recorder.is_some() {
-            self.record_insert(now, &e);
+            self.record_insert(now, e.conv, e.size, e.tag.bid());
         }
         let mut arrival = None;
-        self.buffer.insert(e, |v| {
-            if v.tag == tag {
-                arrival = Some(v.value);
+        let arrived = &mut arrival;
+        // The arrival is known by its sequence number (unique per packet).
+        self.buffer.insert(e, move |v| {
+            if v.tag.seq() == seq {
+                *arrived = Some(v.value);
             } else {
                 evicted.push(Dropped {
                     pkt: v.value,
