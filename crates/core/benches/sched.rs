@@ -8,6 +8,9 @@
 //! * `binary`: the hierarchical round-robin disciplines (HTB, HLS, HDRR) on a binary tree
 //!   of `n` leaves (HTB: as binary as its eight levels allow, see [`binary_tree`]);
 //! * `boxed`: `Box<dyn Scheduler>` from the registry, as the simulator holds it;
+//! * `backlogged`: boxed fair-queueing disciplines and DRR with every class kept
+//!   backlogged, paced at the link rate (each arrival goes to the class served `n` pairs
+//!   earlier; see [`backlogged_pairs`]);
 //! * `qdisc`: the boxed discipline inside `Qdisc` (buffer checks and counters), to show
 //!   the wrapper's cost;
 //! * `round`: Keshav's exact round number alone, one arrival per packet time.
@@ -250,6 +253,49 @@ fn paced_pairs_in<S: Scheduler<TestPacket>>(
     bencher.bench_local(pair);
 }
 
+/// Pairs in which every class stays backlogged: as [`paced_pairs`] (paced at the link
+/// rate, so that the fair-queueing disciplines' virtual time moves), but each arrival
+/// goes to the class served `n` pairs earlier, as if every class were a window-limited
+/// source whose next packet arrives one round trip (here, one round of service) after
+/// its last one left. Each class then holds its [`PER_CLASS`] packets plus one, less
+/// those in the delay line: all `n` stay backlogged, where the random arrivals of
+/// [`pairs`] leave some classes empty, and at one instant (Keshav FQ's round number
+/// frozen at 0) let the fair-queueing disciplines' finish numbers drift apart until
+/// most arrivals find their class empty.
+fn backlogged_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S) {
+    let rate = tree(1).link_rate();
+    let tx: Vec<Duration> = (0..=1087).map(|len| rate.tx_time(Bytes(len))).collect();
+    let mut now = Instant::ZERO;
+    let mut evicted = Vec::new();
+    fill(n, Flat, |c, p| {
+        assert!(matches!(
+            s.enqueue(now, c, p, &mut evicted),
+            Enqueue::Queued
+        ))
+    });
+    // The classes served in the last `n` pairs, oldest at `next`: at first every class
+    // once, in order.
+    let mut served: Vec<ClassId> = (0..n as u32).map(|i| Flat.id(i)).collect();
+    let mut next = 0;
+    let mut seq = Sequence(7);
+    let mut pair = move || {
+        let (_, len) = seq.arrival(n, Flat);
+        let class = served[next];
+        let verdict = s.enqueue(now, class, TestPacket { id: 0, len }, &mut evicted);
+        debug_assert!(matches!(verdict, Enqueue::Queued));
+        let d = s.dequeue(now)?;
+        now += tx[d.pkt.len as usize];
+        served[next] = d.class;
+        next += 1;
+        if next == n {
+            next = 0;
+        }
+        Some(d.pkt.len)
+    };
+    warm_up(n, &mut pair);
+    bencher.bench_local(pair);
+}
+
 #[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
 mod bare {
     use super::*;
@@ -463,6 +509,46 @@ mod binary {
     }
 }
 
+/// Every class backlogged ([`backlogged_pairs`]), the disciplines built from the
+/// registry and boxed: issue 11's benchmark for Keshav FQ ("1 000 backlogged
+/// conversations") and, on the same workload, DRR and the other fair-queueing
+/// disciplines.
+#[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
+mod backlogged {
+    use super::*;
+
+    fn boxed(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize) {
+        let sched = config(kind, n, Structure::Perc).build::<TestPacket>(&tree(n));
+        backlogged_pairs(bencher, n, sched.expect("flat trees build"));
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn drr(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Drr, n);
+    }
+
+    /// Keshav FQ with PERC (uncounted, the default).
+    #[divan::bench(args = CLASSES)]
+    fn keshav(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Keshav, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn wfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Wfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn scfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Scfq, n);
+    }
+
+    #[divan::bench(args = CLASSES)]
+    fn stfq(bencher: Bencher<'_, '_>, n: usize) {
+        boxed(bencher, SchedulerKind::Stfq, n);
+    }
+}
+
 #[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
 mod boxed {
     use super::*;
@@ -491,7 +577,10 @@ mod boxed {
         boxed(bencher, SchedulerKind::Drr, n);
     }
 
-    /// Keshav FQ with PERC (the issue's speed target).
+    /// Keshav FQ with PERC. At one instant its round number stays 0, so conversations'
+    /// finish numbers drift apart and most arrivals soon find their conversation empty
+    /// (about 210 of 1 000 backlogged, 79 % of arrivals to an empty one): issue 11's
+    /// "1 000 backlogged conversations" is `backlogged::keshav`.
     #[divan::bench(args = CLASSES)]
     fn keshav(bencher: Bencher<'_, '_>, n: usize) {
         boxed(bencher, SchedulerKind::Keshav, n);
