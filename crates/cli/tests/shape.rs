@@ -316,6 +316,27 @@ struct Exp2 {
 
 const EXP2_CLASSES: [&str; 3] = ["A1", "B2", "C"];
 
+/// Whether this machine carried the experiment's rates in this run, judged by the
+/// kernel's own HTB: while the third class sends, each class's rate within ±5 % of the
+/// simulated one. A virtual machine whose CPUs are taken away for milliseconds at a
+/// time (the hypervisor's other guests) loses HTB tokens in the kernel and in the
+/// shaper alike, and then a comparison says nothing about the shaper; the test prints
+/// why and judges nothing. Once CI's kernel HTB got 27.1 of 30 Mbit/s.
+fn machine_kept_up(kernel: Exp2, simulated: Exp2, classes: [&str; 3]) -> bool {
+    let missed: Vec<String> = (kernel.c_on.iter().zip(simulated.c_on).zip(classes))
+        .filter(|((k, s), _)| (*k / s - 1.0).abs() > 0.05)
+        .map(|((k, s), c)| format!("{c} {k:.2} of {s:.2} Mbit/s"))
+        .collect();
+    if !missed.is_empty() {
+        eprintln!(
+            "inconclusive, not judged: the kernel's own HTB missed its rates by more than 5 % \
+             in this run ({}); this machine did not carry the experiment",
+            missed.join(", ")
+        );
+    }
+    missed.is_empty()
+}
+
 /// Sends the experiment's traffic for 10 s: A1, B2 and C at 60 Mbit/s each, C only in
 /// the first 5 s; `sample(t)` is called at 1, 4.5, 6 and 9.5 s and returns per-class
 /// (seconds, bytes) counters.
@@ -514,6 +535,11 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
         eprintln!("kernel htb skipped: this kernel has no HTB qdisc");
     }
     let (real, sim) = (rows[0].1, rows[2].1);
+    if let Some((_, kernel)) = rows.get(4)
+        && !machine_kept_up(*kernel, sim, EXP2_CLASSES)
+    {
+        return;
+    }
     // While C sends, every class has its guarantee: our HTB on real frames within ±5 %
     // of our simulated HTB, class by class.
     for ((got, want), class) in real.c_on.iter().zip(sim.c_on).zip(EXP2_CLASSES) {
@@ -656,6 +682,9 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
             "  {name:<16}               {:>7.2} {:>7.2} {:>7.2} |          {:>7.2} {:>7.2} {:>7.2}",
             r.c_on[0], r.c_on[1], r.c_on[2], r.c_off[0], r.c_off[1], r.c_off[2]
         );
+    }
+    if !machine_kept_up(kernel, simulated, LEAVES) {
+        return;
     }
     for (other, what) in [(shaped, "shaper"), (simulated, "simulator")] {
         for ((got, want), c) in other.c_on.iter().zip(kernel.c_on).zip(LEAVES) {

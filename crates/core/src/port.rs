@@ -5,6 +5,16 @@
 //! `t + rate.tx_time(len + overhead)` (rounded up to the nanosecond), and the next one
 //! cannot start earlier.
 //!
+//! A driver that cannot always run on time (the shaper: a thread the operating system or
+//! the hypervisor may stall) can give the port a **catch-up** allowance `c`
+//! ([`EgressPort::with_catch_up`]): a packet that leaves at `now` is then counted as
+//! started at `max(busy_until, now − c)`, so time the link lost while the driver was
+//! late, up to `c`, is made up by sending the next packets back to back. The link is
+//! then a token bucket of depth `c · rate` in front of the line rate: the bytes it starts
+//! within any interval of length `T` are at most `rate · (T + c)` plus one packet, and
+//! over long intervals the rate is exactly `rate`. The simulator, which calls at every
+//! `busy_until`, keeps `c = 0`: a packet starts exactly when the link is free.
+//!
 //! Driving it: after every enqueue and whenever the link becomes free (`busy_until`
 //! reached) or a shaping timer fires, call [`EgressPort::transmit`] and act on the
 //! [`Transmit`] it returns.
@@ -12,7 +22,7 @@
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::sched::{Dequeued, Dropped, Packet, PollAt, Scheduler, len_of};
 use crate::stats::{Counters, Qdisc};
-use crate::units::{Bytes, Instant, Rate};
+use crate::units::{Bytes, Duration, Instant, Rate};
 
 /// What [`EgressPort::transmit`] did.
 #[must_use = "a started packet must be delivered, and a wake-up time kept"]
@@ -39,7 +49,10 @@ pub struct EgressPort<P, S> {
     qdisc: Qdisc<P, S>,
     rate: Rate,
     overhead: Bytes,
+    /// When the packet on the wire finishes (the link model's clock).
     busy_until: Instant,
+    /// How far a start may be counted before `now` (the [module docs](self)).
+    catch_up: Duration,
 }
 
 impl<P: Packet, S: Scheduler<P>> EgressPort<P, S> {
@@ -51,7 +64,15 @@ impl<P: Packet, S: Scheduler<P>> EgressPort<P, S> {
             rate,
             overhead,
             busy_until: Instant::ZERO,
+            catch_up: Duration::ZERO,
         }
+    }
+
+    /// The same port, making up to `catch_up` of link time lost while its driver was
+    /// late (the [module docs](self)); zero (the default) starts every packet at `now`.
+    pub fn with_catch_up(mut self, catch_up: Duration) -> EgressPort<P, S> {
+        self.catch_up = catch_up;
+        self
     }
 
     /// A port over `sched` with no shared buffer limit and no overhead.
@@ -127,7 +148,9 @@ impl<P: Packet, S: Scheduler<P>> EgressPort<P, S> {
         match self.qdisc.dequeue(now) {
             Some(pkt) => {
                 let wire = len_of(&pkt.pkt) + self.overhead;
-                let done_at = now.saturating_add(self.rate.tx_time(wire));
+                let earliest = Instant(now.as_nanos().saturating_sub(self.catch_up.as_nanos()));
+                let start = earliest.max(self.busy_until);
+                let done_at = start.saturating_add(self.rate.tx_time(wire));
                 self.busy_until = done_at;
                 Transmit::Started { pkt, done_at }
             }

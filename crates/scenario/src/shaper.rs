@@ -43,6 +43,10 @@ pub struct ShaperSettings {
     /// `spin`: how long before a deadline `sleep-spin` stops sleeping and spins (and, if
     /// under 10 µs, how long it keeps polling after the last frame before it sleeps).
     pub spin: Duration,
+    /// `catch_up`: link time lost to a late wake-up that each tree's port makes up by
+    /// sending back to back ([`linkshare_core::port`]): the link is a token bucket of
+    /// this depth in front of its rate.
+    pub catch_up: Duration,
     /// `metrics`: where to serve Prometheus metrics (the command line may override it).
     pub metrics: Option<SocketAddr>,
     /// `realtime`: run the datapath thread under `SCHED_FIFO` (needs CAP_SYS_NICE), so

@@ -60,6 +60,7 @@ fn a_shaper_file_loads() {
     assert_eq!(s.pool, 1024);
     assert_eq!(s.pacing, PacingMode::Spin);
     assert_eq!(s.spin, Duration::from_micros(50));
+    assert_eq!(s.catch_up, Duration::from_millis(2));
     assert_eq!(s.metrics, Some("127.0.0.1:9100".parse().unwrap()));
     assert_eq!(s.default, c.classes.id_of("bulk").unwrap());
     assert_eq!(s.rules.len(), 1);
@@ -115,6 +116,20 @@ fn per_flow_classes_are_refused() {
         "{p}"
     );
     assert_eq!(p.lines().count(), 1, "one root cause, one message:\n{p}");
+}
+
+#[test]
+fn catch_up_is_a_time_of_at_most_100ms() {
+    let with = |v: &str| SHAPER.replace("pool = 1024", &format!("pool = 1024\ncatch_up = {v}"));
+    let c = load_shaper_str(&with("\"0s\""), "s.toml", "s").unwrap();
+    assert_eq!(c.shaper.catch_up, Duration::ZERO);
+    let p = problems(&with("\"1s\""));
+    assert!(
+        p.contains("s.toml:20:12: field `shaper.catch_up`: catching up 1s would send that much of the link at once; give at most \"100ms\""),
+        "{p}"
+    );
+    let p = problems(&with("5"));
+    assert!(p.contains("s.toml:20:12: field `shaper.catch_up`:"), "{p}");
 }
 
 #[test]

@@ -16,6 +16,10 @@
 //! wake-up (a `poll`, a context switch) costs more than forwarding a frame
 //! (`BENCHMARKS.md`, "Shaper": one sleep per frame was most of the datapath's CPU
 //! time).
+//!
+//! A turn that runs late (the thread stalled by the machine) loses no link time up to
+//! `[shaper] catch_up`: each tree's port counts the next start from when the link
+//! became free, within that allowance ([`linkshare_core::port`]), and sends back to back.
 
 use std::os::fd::AsFd;
 use std::sync::Arc;

@@ -95,7 +95,7 @@ use linkshare_core::buffer::BufferConfig;
 use linkshare_core::hierarchy::{ClassSpec, ClassTree, LinkSpec};
 use linkshare_core::sched::{BuildError, SchedulerConfig};
 use linkshare_core::stats::Qdisc;
-use linkshare_core::units::{Bytes, Rate};
+use linkshare_core::units::{Bytes, Duration, Rate};
 use linkshare_scenario::{Problems, ReverseConfig, ShaperConfig};
 
 use datapath::{Datapath, Parts, Port, Reconfig, Running, Signals, Stop, Tree};
@@ -313,9 +313,11 @@ impl<'a> TreeConfig<'a> {
     }
 }
 
-/// A tree built from `r`, its frames in a pool of `pool` slots of `slot` bytes.
-fn new_tree(r: Reconfig, pool: u32, slot: usize) -> Tree {
-    let port: Port = linkshare_core::port::EgressPort::new(r.qdisc, r.rate, r.overhead);
+/// A tree built from `r`, its frames in a pool of `pool` slots of `slot` bytes, its port
+/// making up `catch_up` of link time lost to a late wake-up.
+fn new_tree(r: Reconfig, pool: u32, slot: usize, catch_up: Duration) -> Tree {
+    let port: Port =
+        linkshare_core::port::EgressPort::new(r.qdisc, r.rate, r.overhead).with_catch_up(catch_up);
     Tree::new(r.running, port, pool::FramePool::new(pool as usize, slot))
 }
 
@@ -379,13 +381,13 @@ pub fn run(
     let forward = TreeConfig::forward(&config)
         .build(max_frame)
         .map_err(ShapeError::Build)?;
-    let forward = new_tree(forward, config.shaper.pool, slot);
+    let forward = new_tree(forward, config.shaper.pool, slot, config.shaper.catch_up);
     let reverse = match &config.reverse {
         Some(r) => {
             let built = TreeConfig::reverse(r)
                 .build(max_frame)
                 .map_err(ShapeError::Build)?;
-            Some(new_tree(built, r.pool, slot))
+            Some(new_tree(built, r.pool, slot, config.shaper.catch_up))
         }
         None => None,
     };

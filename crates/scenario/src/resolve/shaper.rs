@@ -130,6 +130,7 @@ pub(crate) fn settings(
         pool: def.pool,
         pacing: def.pacing,
         spin: def.spin,
+        catch_up: def.catch_up,
         metrics: def.metrics,
         realtime: def.realtime,
         rules: filters.rules,
