@@ -21,16 +21,18 @@
 
 use super::anchored::{Anchored, CurveTable, Entry};
 use crate::curve::ServiceCurve;
-use crate::ds::IndexedHeap;
+use crate::ds::{IndexedHeap, QueueEnds};
 use crate::sched::PollAt;
 use crate::units::{Instant, Rate};
 
 /// [`Leaf::curve`] of a class without an `rt` curve.
 const NO_CURVE: u32 = u32::MAX;
 
-/// Real-time state of one class, all of it read or written on every packet of a leaf
-/// with an `rt` curve: one cache line (the `rt` curve's slopes are in the
-/// [`CurveTable`]).
+/// The record of one class that a packet of a leaf reads first: the ends of the
+/// class's queue (empty for interior classes) and its real-time state, all of it read
+/// or written on every packet of a leaf with an `rt` curve: one cache line (the `rt`
+/// curve's slopes are in the [`CurveTable`]; the eligible time `e_i`, needed only as
+/// the key of `pending`, is not stored).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Leaf {
@@ -39,10 +41,10 @@ struct Leaf {
     deadline: Anchored,
     /// `c_i`: bytes served by the real-time criterion.
     cumul: u64,
-    /// `e_i = E_i^{-1}(c_i)`, ns.
-    e: u64,
     /// `d_i = D_i^{-1}(c_i + l)` with `l` the head packet's length, ns.
     d: u64,
+    /// The class's queue of packets (in the scheduler's [`crate::ds::SlotPool`]).
+    queue: QueueEnds,
     /// Index of the `rt` curve `S_i` in [`RealTime::curves`], [`NO_CURVE`] without one.
     curve: u32,
 }
@@ -97,8 +99,8 @@ impl RealTime {
             .map(|sc| Leaf {
                 deadline: Anchored::infinite(&sc.unwrap_or(ServiceCurve::linear(Rate::ZERO))),
                 cumul: 0,
-                e: 0,
                 d: 0,
+                queue: QueueEnds::EMPTY,
                 curve: sc.map_or(NO_CURVE, |sc| curves.intern(sc, false)),
             })
             .collect();
@@ -119,13 +121,27 @@ impl RealTime {
         }
     }
 
-    /// Loads leaf `c`'s record, so that a later access finds it in the cache (an early
-    /// load, kept by [`core::hint::black_box`]; no state changes).
-    #[inline(always)]
-    pub(super) fn touch(&self, c: usize) {
-        if let Some(l) = self.leaves.get(c) {
-            core::hint::black_box(l.cumul);
-        }
+    /// The ends of class `c`'s queue.
+    #[inline]
+    pub(super) fn queue(&self, c: usize) -> &QueueEnds {
+        &self.leaves[c].queue
+    }
+
+    /// The ends of class `c`'s queue, to change them; `None` if `c` is not a class.
+    #[inline]
+    pub(super) fn queue_mut(&mut self, c: usize) -> Option<&mut QueueEnds> {
+        self.leaves.get_mut(c).map(|l| &mut l.queue)
+    }
+
+    /// The ends of every class's queue, by class index.
+    pub(super) fn queues(&self) -> impl Iterator<Item = &QueueEnds> {
+        self.leaves.iter().map(|l| &l.queue)
+    }
+
+    /// Whether class `c` has an `rt` curve.
+    #[inline]
+    pub(super) fn has_curve(&self, c: usize) -> bool {
+        self.leaves[c].has_curve()
     }
 
     /// Leaf `c` becomes backlogged at `now` with a head packet of `head` bytes (Fig. 6a,
@@ -142,14 +158,14 @@ impl RealTime {
         debug_assert!(leaf.has_curve(), "activate: leaf has an rt curve");
         let rt = curves.get(leaf.curve);
         leaf.deadline.min_with(&rt.sc, rt.shape, now, leaf.cumul);
-        leaf.e = leaf.eligible_time(rt);
+        let e = leaf.eligible_time(rt);
         leaf.d = leaf.deadline(rt, head);
         // An idle leaf is in neither heap.
         let item = c as u32;
-        if leaf.e <= now {
+        if e <= now {
             self.ready.set_inlined(item, leaf.d);
         } else {
-            self.pending.set_inlined(item, leaf.e);
+            self.pending.set_inlined(item, e);
         }
     }
 
@@ -168,16 +184,16 @@ impl RealTime {
         match next {
             Some(head) => {
                 let rt = curves.get(leaf.curve);
-                leaf.e = leaf.eligible_time(rt);
+                let e = leaf.eligible_time(rt);
                 leaf.d = leaf.deadline(rt, head);
                 if in_pending {
                     // `e` only grows with `c_i`: a sift down, if any.
-                    self.pending.set_inlined(item, leaf.e);
-                } else if leaf.e <= now {
+                    self.pending.set_inlined(item, e);
+                } else if e <= now {
                     self.ready.set_inlined(item, leaf.d);
                 } else {
                     self.ready.remove(item);
-                    self.pending.set_inlined(item, leaf.e);
+                    self.pending.set_inlined(item, e);
                 }
             }
             None if in_pending => {
@@ -257,7 +273,8 @@ impl RealTime {
     pub(super) fn times(&self, c: usize) -> Option<(u64, u64)> {
         let backlogged = self.pending.contains(c as u32) || self.ready.contains(c as u32);
         let leaf = self.leaves.get(c)?;
-        (backlogged && leaf.has_curve()).then_some((leaf.e, leaf.d))
+        (backlogged && leaf.has_curve())
+            .then(|| (leaf.eligible_time(self.curves.get(leaf.curve)), leaf.d))
     }
 
     /// `c_i`: bytes served to `c` by the real-time criterion (0 without an `rt` curve).
@@ -289,11 +306,11 @@ impl RealTime {
                 continue;
             }
             let rt = self.curves.get(leaf.curve);
-            if leaf.e != leaf.eligible_time(rt) || leaf.d != leaf.deadline(rt, head(c)) {
-                return Err(format!("leaf {c}: e or d does not follow from its curves"));
+            if leaf.d != leaf.deadline(rt, head(c)) {
+                return Err(format!("leaf {c}: d does not follow from its curves"));
             }
             match (p, r) {
-                (Some(e), None) if e == leaf.e => {}
+                (Some(e), None) if e == leaf.eligible_time(rt) => {}
                 (None, Some(d)) if d == leaf.d => {}
                 _ => return Err(format!("leaf {c}: pending {p:?}, ready {r:?}")),
             }
