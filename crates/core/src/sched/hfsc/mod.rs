@@ -179,6 +179,7 @@
 
 mod anchored;
 mod config;
+mod leaf_heap;
 mod linkshare;
 mod realtime;
 
