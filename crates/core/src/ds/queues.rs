@@ -112,7 +112,7 @@ impl<P> ClassQueues<P> for DequeQueues<P> {
 }
 
 /// The ends of one queue threaded through a [`SlotPool`]: the slots of its first and
-/// last packets ([`NIL`] if it is empty). Eight bytes, kept wherever the owner of the
+/// last packets (none if it is empty). Eight bytes, kept wherever the owner of the
 /// queue reads it (H-FSC keeps it in each leaf's record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueEnds {

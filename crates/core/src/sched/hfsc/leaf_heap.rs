@@ -52,6 +52,30 @@ impl Entry {
     }
 }
 
+/// Position and value of the smallest of `kids` (not empty), chosen with selects.
+#[inline(always)]
+fn least_by_selects(kids: &[Entry]) -> (usize, Entry) {
+    let (mut child, mut least) = (0, kids[0]);
+    for (i, &k) in kids.iter().enumerate().skip(1) {
+        let smaller = k.before(least);
+        child = if smaller { i } else { child };
+        least = if smaller { k } else { least };
+    }
+    (child, least)
+}
+
+/// Position and value of the smallest of `kids` (not empty), chosen with branches.
+#[inline(always)]
+fn least_by_branches(kids: &[Entry]) -> (usize, Entry) {
+    let (mut child, mut least) = (0, kids[0]);
+    for (i, &k) in kids.iter().enumerate().skip(1) {
+        if k.before(least) {
+            (child, least) = (i, k);
+        }
+    }
+    (child, least)
+}
+
 /// A min-heap of leaves whose positions are kept in a [`Positions`]. See the
 /// [module docs](self).
 #[derive(Clone, Debug)]
@@ -191,30 +215,40 @@ impl LeafHeap {
     }
 
     /// Puts `e` at slot `at` or below, moving the smallest children up.
-    fn sift_down(&mut self, mut at: usize, e: Entry, pos: &mut impl Positions) {
+    fn sift_down(&mut self, at: usize, e: Entry, pos: &mut impl Positions) {
+        if self.heap.len() <= SELECT_BELOW {
+            self.sift_down_by(at, e, pos, least_by_selects);
+        } else {
+            self.sift_down_by(at, e, pos, least_by_branches);
+        }
+    }
+
+    /// [`LeafHeap::sift_down`], choosing the smallest child of a node with `least`.
+    #[inline(always)]
+    fn sift_down_by(
+        &mut self,
+        mut at: usize,
+        e: Entry,
+        pos: &mut impl Positions,
+        least: impl Fn(&[Entry]) -> (usize, Entry),
+    ) {
         let len = self.heap.len();
         loop {
             let first = ARITY * at + 1;
             if first >= len {
                 break;
             }
-            let kids = &self.heap[first..len.min(first + ARITY)];
-            let (mut child, mut least) = (0, kids[0]);
-            for (i, &k) in kids.iter().enumerate().skip(1) {
-                if len > SELECT_BELOW {
-                    if k.before(least) {
-                        (child, least) = (i, k);
-                    }
-                } else {
-                    let smaller = k.before(least);
-                    child = if smaller { i } else { child };
-                    least = if smaller { k } else { least };
-                }
-            }
-            if !least.before(e) {
+            // A full node's children are a slice of constant length, whose search the
+            // compiler unrolls; only the last node may have fewer.
+            let (child, smallest) = if first + ARITY <= len {
+                least(&self.heap[first..first + ARITY])
+            } else {
+                least(&self.heap[first..len])
+            };
+            if !smallest.before(e) {
                 break;
             }
-            self.put(at, least, pos);
+            self.put(at, smallest, pos);
             at = first + child;
         }
         self.put(at, e, pos);

@@ -141,9 +141,9 @@
 //!
 //! # Cost
 //!
-//! Per packet, O(log n) for the real-time criterion (two indexed heaps over the leaves:
-//! one by eligible time for leaves not yet eligible, one by deadline for eligible ones,
-//! each leaf moving from the first to the second once per real-time service) and
+//! Per packet, O(log n) for the real-time criterion (two heaps over the leaves: one by
+//! eligible time for leaves not yet eligible, one by deadline for eligible ones, each
+//! leaf moving from the first to the second once per real-time service) and
 //! O(depth · log k) for link-sharing (three indexed heaps per interior class over its `k`
 //! children: fitting children by virtual time, children held back by fit time, and
 //! active children by largest virtual time, for `v_max`, consulted only when the cached
@@ -151,7 +151,7 @@
 //! the two real-time heaps, from "held back" to "fitting" and the deferred `v_max`
 //! updates are paid once per change of an eligible time, a fit time or a virtual time,
 //! so these bounds are amortised per packet. The leaves' queues share one pool of packet
-//! slots ([`PooledQueues`]). No allocation after construction except when more packets
+//! slots ([`SlotPool`]). No allocation after construction except when more packets
 //! are queued at once than ever before. Measured costs: `BENCHMARKS.md`
 //! (`benches/hfsc_fig13.rs`, the H-FSC paper's Fig. 13 workloads).
 //!
@@ -165,7 +165,9 @@
 //! reads first and which are rarely cached with thousands of classes, are one cache line
 //! each (the curves' slopes and shapes are kept once per distinct curve, module
 //! `anchored`) and are loaded at the start of an enqueue so that their cache misses
-//! overlap, and the queues keep their per-class part in one compact array; the heaps compare entries without
+//! overlap; the real-time record also holds the ends of the leaf's queue and its
+//! position in the real-time heaps (module `leaf_heap`), so that a packet reads no
+//! per-leaf array besides the two records; the heaps compare entries without
 //! data-dependent branches and skip the sift when inserting into an empty heap;
 //! selection descends from a chosen position by an addition when siblings are numbered
 //! consecutively, rather than by a load that waits for it.

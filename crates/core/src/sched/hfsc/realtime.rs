@@ -17,6 +17,11 @@
 //! a lone leaf always is): if `ready` is empty and a single leaf of `pending` is
 //! eligible, it is chosen where it is, and its service re-keys it in `pending`.
 //!
+//! Both are [`LeafHeap`]s: each leaf's position in them is a field of its record (one
+//! cache line, which also holds the ends of the leaf's queue), so that a packet of a
+//! leaf that is rarely cached pays for one line, not for the record and two arrays of
+//! positions.
+//!
 //! All times are integer nanoseconds, all amounts bytes.
 
 use super::anchored::{Anchored, CurveTable, Entry};
@@ -283,6 +288,14 @@ impl RealTime {
                 return Some(c as usize);
             }
         }
+        self.promote(now);
+        self.ready.peek().map(|(c, _)| c as usize)
+    }
+
+    /// Moves the leaves of `pending` whose eligible time has come to `ready` (out of
+    /// line: [`RealTime::select`]'s own path, inlined into the dequeue, stays short).
+    #[inline(never)]
+    fn promote(&mut self, now: u64) {
         while let Some((c, e)) = self.pending.peek()
             && e <= now
         {
@@ -290,7 +303,6 @@ impl RealTime {
             let d = self.leaves[c as usize].d;
             self.ready.insert(c, d, &mut self.leaves);
         }
-        self.ready.peek().map(|(c, _)| c as usize)
     }
 
     /// When the real-time criterion can next serve a packet.
