@@ -6,7 +6,7 @@
 //! | [`IndexedHeap`] | min-priority queue of small integer items keyed by any [`HeapKey`], any item re-keyed or removed in O(log n) | H-FSC, WF2Q+, SCED, HTB's readiness, the qdisc's push-out, the tails of Keshav FQ's uncounted PERC ([`bids::FastPerc`]) |
 //! | [`IdSet`] | ordered set of small integers with successor queries (hierarchical bitmap) | HTB's rows and feeds, and its wait queues' occupied slots |
 //! | [`Ring`] | intrusive round-robin ring, O(1) removal from any position | DRR, strict priority, CBQ |
-//! | [`ClassQueues`]: [`PooledQueues`], [`DequeQueues`] | per-class FIFO queues of packets | H-FSC (pool); HLS, HDRR, HTB (deques) |
+//! | [`ClassQueues`]: [`DequeQueues`]; [`SlotPool`] with [`QueueEnds`] | per-class FIFO queues of packets: a deque per class; or one pool of slots, each queue's ends kept by the caller | HLS, HDRR, HTB (deques); H-FSC (the pool, the ends in its leaf records) |
 //! | [`CountedHeap`] ([`MinHeap`], [`MaxHeap`]) | binary heap of any key that counts exchanges, the unit of Keshav's cost study | Keshav FQ's round number; the double heap and PERC of [`bids`] |
 //! | [`bids`]: LINK, TREE, HEAP, PERC behind [`bids::BidQueue`] | the four buffer structures of Keshav's study, each counting its elementary operations, with its record/replay harness; PERC uncounted for the packet path, its heads in [`bids::heads::HeadHeap`] (compact keys over exact tags) | Keshav FQ; the heads heap also WFQ, SCFQ, STFQ |
 //!
@@ -28,5 +28,5 @@ pub mod ring;
 pub use counted_heap::{CountedHeap, MaxHeap, MinHeap};
 pub use idset::IdSet;
 pub use indexed_heap::{HeapKey, IndexedHeap};
-pub use queues::{ClassQueues, DequeQueues, PooledQueues};
+pub use queues::{ClassQueues, DequeQueues, QueueEnds, SlotPool};
 pub use ring::{Link, Linked, Ring};

@@ -1,20 +1,20 @@
-//! Per-class FIFO queues of packets: the [`ClassQueues`] role, and two structures that
-//! fill it.
+//! Per-class FIFO queues of packets, in two forms.
 //!
-//! * [`DequeQueues`]: one `VecDeque` per class. Each class's packets are contiguous, but
-//!   each class has a 32-byte header and a buffer of its own at a random address.
-//! * [`PooledQueues`]: the queues threaded through one shared pool of packet slots. Per
-//!   class the packet path reads a 16-byte record (first and last slot, length, and a
-//!   small per-class tag the discipline chooses) from one compact array: with 10 000
-//!   classes that is 160 KiB, which stays in the L2 cache. The packets sit in a pool of
-//!   slots, each linked to its neighbours in its class's queue; freed slots are reused
-//!   last-in first-out, so an arriving packet is written to a slot that a departing one
-//!   has just left, which is in the cache. The pool grows (doubling, like a `Vec`) only
-//!   when more packets are queued at once than ever before.
+//! * [`DequeQueues`], the [`ClassQueues`] role: one `VecDeque` per class. Each class's
+//!   packets are contiguous, but each class has a 32-byte header and a buffer of its
+//!   own at a random address. The round-robin disciplines, whose state per class is
+//!   small, use it.
+//! * [`SlotPool`] with a [`QueueEnds`] per class kept by the caller: the queues threaded
+//!   through one shared pool of packet slots, each linked to its neighbours in its
+//!   class's queue. A discipline that reads a per-class record on every packet anyway
+//!   keeps the queue's 8-byte ends in it, so that the queue costs no cache line of its
+//!   own: H-FSC does (its leaf records). Freed slots are reused last-in first-out, so an
+//!   arriving packet is written to a slot that a departing one has just left, which is
+//!   in the cache. The pool grows (doubling, like a `Vec`) only when more packets are
+//!   queued at once than ever before.
 //!
-//! Both allocate nothing in a steady state. H-FSC uses the pool (its tag is the class's
-//! roles, read with the queue on every packet); the round-robin disciplines whose state
-//! per class is small use one deque per class.
+//! Neither allocates in a steady state. The tests check both against one `VecDeque` per
+//! class, the pool through the [`ClassQueues`] role.
 
 use std::collections::VecDeque;
 
@@ -109,14 +109,27 @@ impl<P> ClassQueues<P> for DequeQueues<P> {
     }
 }
 
-/// The queue of one class: slots of its first and last packets ([`NIL`] if empty), its
-/// length, and the class's tag (read with it on every packet).
-#[derive(Clone, Copy, Debug)]
-struct Fifo<T> {
+/// The ends of one queue threaded through a [`SlotPool`]: the slots of its first and
+/// last packets (none if it is empty). Eight bytes, kept wherever the owner of the
+/// queue reads it (H-FSC keeps it in each leaf's record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueEnds {
     first: u32,
     last: u32,
-    len: u32,
-    tag: T,
+}
+
+impl QueueEnds {
+    /// An empty queue.
+    pub const EMPTY: QueueEnds = QueueEnds {
+        first: NIL,
+        last: NIL,
+    };
+
+    /// Whether the queue holds no packet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.first == NIL
+    }
 }
 
 /// One slot of the pool: a queued packet and its neighbours in its class's queue, or a
@@ -128,40 +141,38 @@ struct Slot<P> {
     next: u32,
 }
 
-/// FIFO queues of packets, one per class, in one pool of slots, with a tag `T` per
-/// class. See the [module docs](self).
+/// One pool of packet slots through which any number of FIFO queues are threaded, each
+/// queue known by its [`QueueEnds`], which the caller keeps and passes in. See the
+/// [module docs](self).
 #[derive(Clone, Debug)]
-pub struct PooledQueues<P, T = ()> {
-    fifos: Vec<Fifo<T>>,
+pub struct SlotPool<P> {
     slots: Vec<Slot<P>>,
     /// First free slot, [`NIL`] if none.
     free: u32,
-    /// Packets queued in all classes.
+    /// Packets queued in all queues.
     queued: usize,
 }
 
-impl<P, T: Copy> PooledQueues<P, T> {
-    /// Empty queues for classes whose tags are given by class index.
-    pub fn new(tags: impl Iterator<Item = T>) -> PooledQueues<P, T> {
-        PooledQueues {
-            fifos: tags
-                .map(|tag| Fifo {
-                    first: NIL,
-                    last: NIL,
-                    len: 0,
-                    tag,
-                })
-                .collect(),
+impl<P> Default for SlotPool<P> {
+    fn default() -> SlotPool<P> {
+        SlotPool {
             slots: Vec::new(),
             free: NIL,
             queued: 0,
         }
     }
+}
 
-    /// The tag of class `c`.
+impl<P> SlotPool<P> {
+    /// An empty pool.
+    pub fn new() -> SlotPool<P> {
+        SlotPool::default()
+    }
+
+    /// Packets queued in all queues.
     #[inline]
-    pub fn tag(&self, c: usize) -> T {
-        self.fifos[c].tag
+    pub fn queued(&self) -> usize {
+        self.queued
     }
 
     /// Puts `pkt` in a free slot (growing the pool if there is none), linked after
@@ -195,26 +206,116 @@ impl<P, T: Copy> PooledQueues<P, T> {
         (pkt, next)
     }
 
-    /// Checks that every queue's links, length and ends agree and that the lengths add
-    /// up to the count (for tests; O(n + packets)).
-    pub fn check(&self) -> Result<(), String> {
+    /// Appends `pkt` to the queue `q`; returns whether it was empty before.
+    #[inline]
+    pub fn push_back(&mut self, q: &mut QueueEnds, pkt: P) -> bool {
+        let last = q.last;
+        let at = self.take_slot(pkt, last);
+        if last == NIL {
+            q.first = at;
+        } else {
+            self.slots[last as usize].next = at;
+        }
+        q.last = at;
+        self.queued += 1;
+        last == NIL
+    }
+
+    /// Removes the oldest packet of the queue `q`.
+    #[inline]
+    pub fn pop_front(&mut self, q: &mut QueueEnds) -> Option<P> {
+        let first = q.first;
+        if first == NIL {
+            return None;
+        }
+        let (pkt, next) = self.release_slot(first);
+        q.first = next;
+        if next == NIL {
+            q.last = NIL;
+        } else {
+            self.slots[next as usize].prev = NIL;
+        }
+        self.queued -= 1;
+        Some(pkt)
+    }
+
+    /// Removes the newest packet of the queue `q`.
+    #[inline]
+    pub fn pop_back(&mut self, q: &mut QueueEnds) -> Option<P> {
+        let last = q.last;
+        if last == NIL {
+            return None;
+        }
+        let prev = self.slots[last as usize].prev;
+        let (pkt, _) = self.release_slot(last);
+        q.last = prev;
+        if prev == NIL {
+            q.first = NIL;
+        } else {
+            self.slots[prev as usize].next = NIL;
+        }
+        self.queued -= 1;
+        Some(pkt)
+    }
+
+    /// Removes the packet right behind the head of the queue `q` (`None` if it holds
+    /// fewer than two packets).
+    pub fn remove_second(&mut self, q: &mut QueueEnds) -> Option<P> {
+        let first = q.first;
+        if first == NIL {
+            return None;
+        }
+        let second = self.slots[first as usize].next;
+        if second == NIL {
+            return None;
+        }
+        let (pkt, next) = self.release_slot(second);
+        self.slots[first as usize].next = next;
+        if next == NIL {
+            q.last = first;
+        } else {
+            self.slots[next as usize].prev = first;
+        }
+        self.queued -= 1;
+        Some(pkt)
+    }
+
+    /// The oldest packet of the queue `q`.
+    #[inline]
+    pub fn front(&self, q: &QueueEnds) -> Option<&P> {
+        if q.first == NIL {
+            return None;
+        }
+        self.slots[q.first as usize].pkt.as_ref()
+    }
+
+    /// Checks that the queue `q`'s links and ends agree (for tests; O(its length));
+    /// returns its length.
+    pub fn check(&self, q: &QueueEnds) -> Result<usize, String> {
+        let (mut at, mut prev, mut n) = (q.first, NIL, 0usize);
+        while at != NIL {
+            let s = self.slots.get(at as usize).ok_or("slot out of the pool")?;
+            if s.prev != prev || s.pkt.is_none() || n > self.queued {
+                return Err(format!("broken queue at slot {at}"));
+            }
+            (prev, at, n) = (at, s.next, n + 1);
+        }
+        if q.last != prev {
+            return Err(format!(
+                "{n} packets linked, last {} (expected {prev})",
+                q.last
+            ));
+        }
+        Ok(n)
+    }
+
+    /// Checks that the queues whose ends are `queues` are all the queues of the pool:
+    /// each one's links agree with its ends and their lengths add up to the count (for
+    /// tests; O(queues + packets)).
+    pub fn check_all<'a>(&self, queues: impl Iterator<Item = &'a QueueEnds>) -> Result<(), String> {
         let mut total = 0usize;
-        for (c, f) in self.fifos.iter().enumerate() {
-            let (mut at, mut prev, mut n) = (f.first, NIL, 0u32);
-            while at != NIL {
-                let s = self.slots.get(at as usize).ok_or("slot out of the pool")?;
-                if s.prev != prev || s.pkt.is_none() || n > f.len {
-                    return Err(format!("class {c}: broken queue at slot {at}"));
-                }
-                (prev, at, n) = (at, s.next, n + 1);
-            }
-            if n != f.len || f.last != prev {
-                return Err(format!(
-                    "class {c}: {n} packets linked, length {}, last {} (expected {prev})",
-                    f.len, f.last
-                ));
-            }
-            total += n as usize;
+        for (c, q) in queues.enumerate() {
+            total += self.check(q).map_err(|e| format!("queue {c}: {e}"))?;
         }
         if total != self.queued {
             return Err(format!(
@@ -226,109 +327,76 @@ impl<P, T: Copy> PooledQueues<P, T> {
     }
 }
 
-impl<P, T: Copy> ClassQueues<P> for PooledQueues<P, T> {
-    #[inline]
-    fn push_back(&mut self, c: usize, pkt: P) -> bool {
-        let last = self.fifos[c].last;
-        let at = self.take_slot(pkt, last);
-        let fifo = &mut self.fifos[c];
-        if last == NIL {
-            fifo.first = at;
-        } else {
-            self.slots[last as usize].next = at;
-        }
-        fifo.last = at;
-        fifo.len += 1;
-        self.queued += 1;
-        fifo.len == 1
-    }
-
-    #[inline]
-    fn pop_front(&mut self, c: usize) -> Option<P> {
-        let first = self.fifos[c].first;
-        if first == NIL {
-            return None;
-        }
-        let (pkt, next) = self.release_slot(first);
-        let fifo = &mut self.fifos[c];
-        fifo.first = next;
-        if next == NIL {
-            fifo.last = NIL;
-        } else {
-            self.slots[next as usize].prev = NIL;
-        }
-        fifo.len -= 1;
-        self.queued -= 1;
-        Some(pkt)
-    }
-
-    #[inline]
-    fn pop_back(&mut self, c: usize) -> Option<P> {
-        let last = self.fifos.get(c)?.last;
-        if last == NIL {
-            return None;
-        }
-        let prev = self.slots[last as usize].prev;
-        let (pkt, _) = self.release_slot(last);
-        let fifo = &mut self.fifos[c];
-        fifo.last = prev;
-        if prev == NIL {
-            fifo.first = NIL;
-        } else {
-            self.slots[prev as usize].next = NIL;
-        }
-        fifo.len -= 1;
-        self.queued -= 1;
-        Some(pkt)
-    }
-
-    fn remove_second(&mut self, c: usize) -> Option<P> {
-        let first = self.fifos.get(c)?.first;
-        if first == NIL {
-            return None;
-        }
-        let second = self.slots[first as usize].next;
-        if second == NIL {
-            return None;
-        }
-        let (pkt, next) = self.release_slot(second);
-        self.slots[first as usize].next = next;
-        let fifo = &mut self.fifos[c];
-        if next == NIL {
-            fifo.last = first;
-        } else {
-            self.slots[next as usize].prev = first;
-        }
-        fifo.len -= 1;
-        self.queued -= 1;
-        Some(pkt)
-    }
-
-    #[inline]
-    fn front(&self, c: usize) -> Option<&P> {
-        let first = self.fifos[c].first;
-        if first == NIL {
-            return None;
-        }
-        self.slots[first as usize].pkt.as_ref()
-    }
-
-    #[inline]
-    fn is_empty(&self, c: usize) -> bool {
-        self.fifos[c].len == 0
-    }
-
-    #[inline]
-    fn queued(&self) -> usize {
-        self.queued
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::VecDeque;
+
+    /// A queue per class in one [`SlotPool`], each class's ends and length kept beside
+    /// it, as H-FSC keeps them in its leaf records: the pool through the role's tests.
+    struct PoolQueues {
+        ends: Vec<(QueueEnds, usize)>,
+        pool: SlotPool<u64>,
+    }
+
+    impl PoolQueues {
+        fn new(classes: usize) -> PoolQueues {
+            PoolQueues {
+                ends: vec![(QueueEnds::EMPTY, 0); classes],
+                pool: SlotPool::new(),
+            }
+        }
+
+        /// Every queue's links agree with its length, and the pool with all of them.
+        fn check(&self) -> Result<(), String> {
+            for (c, (ends, len)) in self.ends.iter().enumerate() {
+                let n = self
+                    .pool
+                    .check(ends)
+                    .map_err(|e| format!("class {c}: {e}"))?;
+                if n != *len {
+                    return Err(format!("class {c}: {n} packets linked, length {len}"));
+                }
+            }
+            self.pool.check_all(self.ends.iter().map(|(e, _)| e))
+        }
+    }
+
+    impl ClassQueues<u64> for PoolQueues {
+        fn push_back(&mut self, c: usize, pkt: u64) -> bool {
+            let (ends, len) = &mut self.ends[c];
+            *len += 1;
+            self.pool.push_back(ends, pkt)
+        }
+        fn pop_front(&mut self, c: usize) -> Option<u64> {
+            let (ends, len) = &mut self.ends[c];
+            let pkt = self.pool.pop_front(ends)?;
+            *len -= 1;
+            Some(pkt)
+        }
+        fn pop_back(&mut self, c: usize) -> Option<u64> {
+            let (ends, len) = self.ends.get_mut(c)?;
+            let pkt = self.pool.pop_back(ends)?;
+            *len -= 1;
+            Some(pkt)
+        }
+        fn remove_second(&mut self, c: usize) -> Option<u64> {
+            let (ends, len) = self.ends.get_mut(c)?;
+            let pkt = self.pool.remove_second(ends)?;
+            *len -= 1;
+            Some(pkt)
+        }
+        fn front(&self, c: usize) -> Option<&u64> {
+            self.pool.front(&self.ends[c].0)
+        }
+        fn is_empty(&self, c: usize) -> bool {
+            self.ends[c].1 == 0
+        }
+        fn queued(&self) -> usize {
+            self.pool.queued()
+        }
+    }
 
     /// One operation on the queues and on the model.
     #[derive(Clone, Copy, Debug)]
@@ -386,18 +454,11 @@ mod tests {
     }
 
     proptest! {
-        /// The pooled queues behave as one `VecDeque` per class, their links check and
-        /// the tags stay as given.
+        /// Queues in a slot pool behave as one `VecDeque` per class, and their links
+        /// check.
         #[test]
         fn pooled_match_a_deque_per_class(ops in proptest::collection::vec(op(5), 0..400)) {
-            let q: PooledQueues<u64, u8> = PooledQueues::new(0..5);
-            against_deques(q, ops, |q| {
-                q.check()?;
-                match (0..5).all(|c| q.tag(c) == c as u8) {
-                    true => Ok(()),
-                    false => Err("a tag changed".into()),
-                }
-            })?;
+            against_deques(PoolQueues::new(5), ops, PoolQueues::check)?;
         }
 
         /// The deques' answers and count agree with plain deques.

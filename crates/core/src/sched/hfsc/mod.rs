@@ -141,9 +141,9 @@
 //!
 //! # Cost
 //!
-//! Per packet, O(log n) for the real-time criterion (two indexed heaps over the leaves:
-//! one by eligible time for leaves not yet eligible, one by deadline for eligible ones,
-//! each leaf moving from the first to the second once per real-time service) and
+//! Per packet, O(log n) for the real-time criterion (two heaps over the leaves: one by
+//! eligible time for leaves not yet eligible, one by deadline for eligible ones, each
+//! leaf moving from the first to the second once per real-time service) and
 //! O(depth · log k) for link-sharing (three indexed heaps per interior class over its `k`
 //! children: fitting children by virtual time, children held back by fit time, and
 //! active children by largest virtual time, for `v_max`, consulted only when the cached
@@ -151,7 +151,7 @@
 //! the two real-time heaps, from "held back" to "fitting" and the deferred `v_max`
 //! updates are paid once per change of an eligible time, a fit time or a virtual time,
 //! so these bounds are amortised per packet. The leaves' queues share one pool of packet
-//! slots ([`PooledQueues`]). No allocation after construction except when more packets
+//! slots ([`SlotPool`]). No allocation after construction except when more packets
 //! are queued at once than ever before. Measured costs: `BENCHMARKS.md`
 //! (`benches/hfsc_fig13.rs`, the H-FSC paper's Fig. 13 workloads).
 //!
@@ -165,7 +165,9 @@
 //! reads first and which are rarely cached with thousands of classes, are one cache line
 //! each (the curves' slopes and shapes are kept once per distinct curve, module
 //! `anchored`) and are loaded at the start of an enqueue so that their cache misses
-//! overlap, and the queues keep their per-class part in one compact array; the heaps compare entries without
+//! overlap; the real-time record also holds the ends of the leaf's queue and its
+//! position in the real-time heaps (module `leaf_heap`), so that a packet reads no
+//! per-leaf array besides the two records; the heaps compare entries without
 //! data-dependent branches and skip the sift when inserting into an empty heap;
 //! selection descends from a chosen position by an addition when siblings are numbered
 //! consecutively, rather than by a load that waits for it.
@@ -179,27 +181,18 @@
 
 mod anchored;
 mod config;
+mod leaf_heap;
 mod linkshare;
 mod realtime;
 
 pub use config::{Curves, HfscParams, VtRestart, resolve as resolve_curves};
 
 use super::{BuildError, Dequeued, Dropped, Enqueue, Packet, PollAt, Scheduler};
-use crate::ds::{ClassQueues, PooledQueues};
+use crate::ds::SlotPool;
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant};
 use linkshare::LinkSharing;
 use realtime::RealTime;
-
-/// Whether a class has an `rt` curve and whether it takes part in link-sharing: the tag
-/// of each class's queue, read with it on every packet.
-#[derive(Clone, Copy, Debug, Default)]
-struct Roles {
-    /// The class has an `rt` curve.
-    rt: bool,
-    /// The class has an `ls` curve.
-    ls: bool,
-}
 
 /// The H-FSC scheduler. See the [module docs](self).
 #[derive(Debug)]
@@ -207,9 +200,9 @@ pub struct Hfsc<P> {
     curves: Vec<Curves>,
     rt: RealTime,
     ls: LinkSharing,
-    /// Each leaf's FIFO (empty for other classes), with the criteria each class takes
-    /// part in (read with it on every packet).
-    queues: PooledQueues<P, Roles>,
+    /// The packets of every leaf's FIFO, whose ends are in the leaf's real-time record
+    /// (read first on every packet).
+    pool: SlotPool<P>,
     /// The latest instant seen (for `remove_newest`, which is not given one).
     last_now: u64,
     work_conserving: bool,
@@ -234,15 +227,11 @@ impl<P: Packet> Hfsc<P> {
         let ls = LinkSharing::new(tree, &curves, params.restart);
         let rt_only_leaf = tree.leaves().iter().any(|l| curves[l.index()].ls.is_none());
         let work_conserving = !rt_only_leaf && !ls.any_limit();
-        let queues = PooledQueues::new(curves.iter().map(|c| Roles {
-            rt: c.rt.is_some(),
-            ls: c.ls.is_some(),
-        }));
         Ok(Hfsc {
             curves,
             rt,
             ls,
-            queues,
+            pool: SlotPool::new(),
             last_now: 0,
             work_conserving,
         })
@@ -289,12 +278,19 @@ impl<P: Packet> Hfsc<P> {
     /// class's `w` is the sum of its children's, and the fitting sets hold only classes
     /// that fit at the latest instant seen.
     pub fn check_invariants(&self) -> Result<(), String> {
-        self.queues.check()?;
-        let backlogged = |c: usize| !self.queues.is_empty(c);
-        let head = |c: usize| self.queues.front(c).map_or(0, |p| u64::from(p.wire_len()));
+        self.pool.check_all(self.rt.queues())?;
+        let backlogged = |c: usize| !self.rt.queue(c).is_empty();
+        let head = |c: usize| self.front_len(c).unwrap_or(0);
         self.rt.check(backlogged, head)?;
         self.ls.check(backlogged, self.last_now)?;
         Ok(())
+    }
+
+    /// The length of the head packet of class `c`'s queue, if it holds one.
+    #[inline]
+    fn front_len(&self, c: usize) -> Option<u64> {
+        let head = self.pool.front(self.rt.queue(c))?;
+        Some(u64::from(head.wire_len()))
     }
 }
 
@@ -326,18 +322,18 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
     ) -> Enqueue<P> {
         let c = class.index();
         // With thousands of classes the leaf's real-time and link-sharing records are
-        // rarely cached, and each criterion's work stalls on its own miss: loading both
-        // records now overlaps the two misses (BENCHMARKS.md).
+        // rarely cached, and each criterion's work stalls on its own miss: loading the
+        // link-sharing record now, while the queue is read from the real-time one,
+        // overlaps the two misses (BENCHMARKS.md).
         self.ls.touch(c);
-        self.rt.touch(c);
         self.last_now = now.0;
         let len = u64::from(pkt.wire_len());
-        if self.queues.push_back(c, pkt) {
-            let roles = self.queues.tag(c);
-            if roles.rt {
+        let queue = self.rt.queue_mut(c).expect("enqueue: a class of the tree");
+        if self.pool.push_back(queue, pkt) {
+            if self.rt.has_curve(c) {
                 self.rt.activate(c, now.0, len);
             }
-            if roles.ls {
+            if self.ls.has(c) {
                 self.ls.activate(c, now.0);
             }
         }
@@ -346,20 +342,21 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
 
     fn dequeue(&mut self, now: Instant) -> Option<Dequeued<P>> {
         self.last_now = now.0;
-        if self.queues.queued() == 0 {
+        if self.pool.queued() == 0 {
             return None;
         }
         let (c, realtime) = match self.rt.select(now.0) {
             Some(c) => (c, true),
             None => (self.ls.select(now.0)?, false),
         };
+        let queue = self.rt.queue_mut(c).expect("a selected leaf is a class");
         let pkt = self
-            .queues
-            .pop_front(c)
+            .pool
+            .pop_front(queue)
             .expect("a selected leaf is backlogged");
         let len = u64::from(pkt.wire_len());
-        let next = self.queues.front(c).map(|p| u64::from(p.wire_len()));
-        if self.queues.tag(c).rt {
+        let next = self.front_len(c);
+        if self.rt.has_curve(c) {
             if realtime {
                 self.rt.served_by_rt(c, len, now.0, next);
             } else {
@@ -374,7 +371,7 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
     }
 
     fn poll_at(&self, now: Instant) -> PollAt {
-        if self.queues.queued() == 0 {
+        if self.pool.queued() == 0 {
             return PollAt::Idle;
         }
         earlier(self.rt.poll_at(now.0), self.ls.poll_at(now.0))
@@ -392,7 +389,7 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
     fn reset_class(&mut self, now: Instant, class: ClassId) {
         let c = class.index();
         debug_assert!(
-            self.queues.is_empty(c),
+            self.rt.queue(c).is_empty(),
             "reset_class: the class holds packets"
         );
         self.last_now = now.0;
@@ -402,16 +399,18 @@ impl<P: Packet> Scheduler<P> for Hfsc<P> {
 
     fn remove_behind_head(&mut self, class: ClassId) -> Option<P> {
         // The head stays, so its deadline and every virtual time stay as they are.
-        self.queues
-            .remove_second(class.index())
+        let queue = self.rt.queue_mut(class.index())?;
+        self.pool
+            .remove_second(queue)
             .or_else(|| self.remove_newest(class))
     }
 
     fn remove_newest(&mut self, class: ClassId) -> Option<P> {
         let c = class.index();
-        let pkt = self.queues.pop_back(c)?;
-        if self.queues.is_empty(c) {
-            if self.queues.tag(c).rt {
+        let queue = self.rt.queue_mut(c)?;
+        let pkt = self.pool.pop_back(queue)?;
+        if self.rt.queue(c).is_empty() {
+            if self.rt.has_curve(c) {
                 self.rt.remove(c);
             }
             self.ls.deactivate(c, self.last_now);

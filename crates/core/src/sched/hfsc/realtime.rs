@@ -17,20 +17,28 @@
 //! a lone leaf always is): if `ready` is empty and a single leaf of `pending` is
 //! eligible, it is chosen where it is, and its service re-keys it in `pending`.
 //!
+//! Both are [`LeafHeap`]s: each leaf's position in them is a field of its record (one
+//! cache line, which also holds the ends of the leaf's queue), so that a packet of a
+//! leaf that is rarely cached pays for one line, not for the record and two arrays of
+//! positions.
+//!
 //! All times are integer nanoseconds, all amounts bytes.
 
 use super::anchored::{Anchored, CurveTable, Entry};
+use super::leaf_heap::{ABSENT, LeafHeap, Positions};
 use crate::curve::ServiceCurve;
-use crate::ds::IndexedHeap;
+use crate::ds::QueueEnds;
 use crate::sched::PollAt;
 use crate::units::{Instant, Rate};
 
 /// [`Leaf::curve`] of a class without an `rt` curve.
 const NO_CURVE: u32 = u32::MAX;
 
-/// Real-time state of one class, all of it read or written on every packet of a leaf
-/// with an `rt` curve: one cache line (the `rt` curve's slopes are in the
-/// [`CurveTable`]).
+/// The record of one class that a packet of a leaf reads first: the ends of the
+/// class's queue (empty for interior classes) and its real-time state, all of it read
+/// or written on every packet of a leaf with an `rt` curve: one cache line (the `rt`
+/// curve's slopes are in the [`CurveTable`]; the eligible time `e_i`, needed only as
+/// the key of `pending`, is not stored).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Leaf {
@@ -39,12 +47,26 @@ struct Leaf {
     deadline: Anchored,
     /// `c_i`: bytes served by the real-time criterion.
     cumul: u64,
-    /// `e_i = E_i^{-1}(c_i)`, ns.
-    e: u64,
     /// `d_i = D_i^{-1}(c_i + l)` with `l` the head packet's length, ns.
     d: u64,
+    /// The class's queue of packets (in the scheduler's [`crate::ds::SlotPool`]).
+    queue: QueueEnds,
     /// Index of the `rt` curve `S_i` in [`RealTime::curves`], [`NO_CURVE`] without one.
     curve: u32,
+    /// The leaf's position in `pending` or `ready` ([`LeafHeap`]), [`ABSENT`] in neither.
+    at: u32,
+}
+
+impl Positions for Vec<Leaf> {
+    #[inline(always)]
+    fn at(&self, item: u32) -> u32 {
+        self[item as usize].at
+    }
+
+    #[inline(always)]
+    fn set_at(&mut self, item: u32, at: u32) {
+        self[item as usize].at = at;
+    }
 }
 
 const _: () = assert!(
@@ -83,9 +105,9 @@ pub(super) struct RealTime {
     /// The distinct `rt` curves, with their shapes.
     curves: CurveTable,
     /// Backlogged leaves not yet seen eligible, keyed by `e`.
-    pending: IndexedHeap,
+    pending: LeafHeap,
     /// Backlogged leaves seen eligible, keyed by `d`.
-    ready: IndexedHeap,
+    ready: LeafHeap,
 }
 
 impl RealTime {
@@ -97,16 +119,17 @@ impl RealTime {
             .map(|sc| Leaf {
                 deadline: Anchored::infinite(&sc.unwrap_or(ServiceCurve::linear(Rate::ZERO))),
                 cumul: 0,
-                e: 0,
                 d: 0,
+                queue: QueueEnds::EMPTY,
+                at: ABSENT,
                 curve: sc.map_or(NO_CURVE, |sc| curves.intern(sc, false)),
             })
             .collect();
         RealTime {
             leaves,
             curves,
-            pending: IndexedHeap::new(n),
-            ready: IndexedHeap::new(n),
+            pending: LeafHeap::new(n, false),
+            ready: LeafHeap::new(n, true),
         }
     }
 
@@ -119,13 +142,27 @@ impl RealTime {
         }
     }
 
-    /// Loads leaf `c`'s record, so that a later access finds it in the cache (an early
-    /// load, kept by [`core::hint::black_box`]; no state changes).
-    #[inline(always)]
-    pub(super) fn touch(&self, c: usize) {
-        if let Some(l) = self.leaves.get(c) {
-            core::hint::black_box(l.cumul);
-        }
+    /// The ends of class `c`'s queue.
+    #[inline]
+    pub(super) fn queue(&self, c: usize) -> &QueueEnds {
+        &self.leaves[c].queue
+    }
+
+    /// The ends of class `c`'s queue, to change them; `None` if `c` is not a class.
+    #[inline]
+    pub(super) fn queue_mut(&mut self, c: usize) -> Option<&mut QueueEnds> {
+        self.leaves.get_mut(c).map(|l| &mut l.queue)
+    }
+
+    /// The ends of every class's queue, by class index.
+    pub(super) fn queues(&self) -> impl Iterator<Item = &QueueEnds> {
+        self.leaves.iter().map(|l| &l.queue)
+    }
+
+    /// Whether class `c` has an `rt` curve.
+    #[inline]
+    pub(super) fn has_curve(&self, c: usize) -> bool {
+        self.leaves[c].has_curve()
     }
 
     /// Leaf `c` becomes backlogged at `now` with a head packet of `head` bytes (Fig. 6a,
@@ -137,19 +174,25 @@ impl RealTime {
     /// `0 < m1 < m2` are refused when the scheduler is built: their minimum is not
     /// two-piece in general (paper, §IV).
     pub(super) fn activate(&mut self, c: usize, now: u64, head: u64) {
-        let RealTime { leaves, curves, .. } = self;
+        let RealTime {
+            leaves,
+            curves,
+            pending,
+            ready,
+        } = self;
         let leaf = &mut leaves[c];
         debug_assert!(leaf.has_curve(), "activate: leaf has an rt curve");
         let rt = curves.get(leaf.curve);
         leaf.deadline.min_with(&rt.sc, rt.shape, now, leaf.cumul);
-        leaf.e = leaf.eligible_time(rt);
-        leaf.d = leaf.deadline(rt, head);
+        let e = leaf.eligible_time(rt);
+        let d = leaf.deadline(rt, head);
+        leaf.d = d;
         // An idle leaf is in neither heap.
         let item = c as u32;
-        if leaf.e <= now {
-            self.ready.set_inlined(item, leaf.d);
+        if e <= now {
+            ready.insert(item, d, leaves);
         } else {
-            self.pending.set_inlined(item, leaf.e);
+            pending.insert(item, e, leaves);
         }
     }
 
@@ -157,34 +200,40 @@ impl RealTime {
     /// real-time criterion at `now`; `next` is the length of its new head packet, `None`
     /// if it is now empty (Fig. 5: `c_i += len`, then `e_i`, `d_i` from the new head).
     pub(super) fn served_by_rt(&mut self, c: usize, len: u64, now: u64, next: Option<u64>) {
-        let RealTime { leaves, curves, .. } = self;
-        let leaf = &mut leaves[c];
-        debug_assert!(leaf.has_curve(), "served_by_rt: rt leaf");
-        leaf.cumul += len;
+        let RealTime {
+            leaves,
+            curves,
+            pending,
+            ready,
+        } = self;
         // The leaf was selected, so it is in `ready`, or in `pending` if it was the only
         // eligible leaf and `ready` was empty (see `select`).
         let item = c as u32;
-        let in_pending = self.pending.contains(item);
+        let in_pending = pending.contains(item, leaves);
+        let leaf = &mut leaves[c];
+        debug_assert!(leaf.has_curve(), "served_by_rt: rt leaf");
+        leaf.cumul += len;
         match next {
             Some(head) => {
                 let rt = curves.get(leaf.curve);
-                leaf.e = leaf.eligible_time(rt);
-                leaf.d = leaf.deadline(rt, head);
+                let e = leaf.eligible_time(rt);
+                let d = leaf.deadline(rt, head);
+                leaf.d = d;
                 if in_pending {
                     // `e` only grows with `c_i`: a sift down, if any.
-                    self.pending.set_inlined(item, leaf.e);
-                } else if leaf.e <= now {
-                    self.ready.set_inlined(item, leaf.d);
+                    pending.update(item, e, leaves);
+                } else if e <= now {
+                    ready.update(item, d, leaves);
                 } else {
-                    self.ready.remove(item);
-                    self.pending.set_inlined(item, leaf.e);
+                    ready.remove(item, leaves);
+                    pending.insert(item, e, leaves);
                 }
             }
             None if in_pending => {
-                self.pending.remove(item);
+                pending.remove(item, leaves);
             }
             None => {
-                self.ready.remove(item);
+                ready.remove(item, leaves);
             }
         }
     }
@@ -195,12 +244,18 @@ impl RealTime {
     pub(super) fn served_by_ls(&mut self, c: usize, next: Option<u64>) {
         match next {
             Some(head) => {
-                let RealTime { leaves, curves, .. } = self;
+                let RealTime {
+                    leaves,
+                    curves,
+                    ready,
+                    ..
+                } = self;
                 let leaf = &mut leaves[c];
                 debug_assert!(leaf.has_curve(), "served_by_ls: rt leaf");
-                leaf.d = leaf.deadline(curves.get(leaf.curve), head);
-                if self.ready.contains(c as u32) {
-                    self.ready.set_inlined(c as u32, leaf.d);
+                let d = leaf.deadline(curves.get(leaf.curve), head);
+                leaf.d = d;
+                if ready.contains(c as u32, leaves) {
+                    ready.update(c as u32, d, leaves);
                 }
             }
             None => self.remove(c),
@@ -209,8 +264,10 @@ impl RealTime {
 
     /// Leaf `c` is no longer backlogged.
     pub(super) fn remove(&mut self, c: usize) {
-        self.pending.remove(c as u32);
-        self.ready.remove(c as u32);
+        // A leaf is in at most one of the heaps.
+        if !self.pending.remove(c as u32, &mut self.leaves) {
+            self.ready.remove(c as u32, &mut self.leaves);
+        }
     }
 
     /// The eligible leaf with the smallest deadline at `now` (smaller class id on ties).
@@ -231,14 +288,21 @@ impl RealTime {
                 return Some(c as usize);
             }
         }
+        self.promote(now);
+        self.ready.peek().map(|(c, _)| c as usize)
+    }
+
+    /// Moves the leaves of `pending` whose eligible time has come to `ready` (out of
+    /// line: [`RealTime::select`]'s own path, inlined into the dequeue, stays short).
+    #[inline(never)]
+    fn promote(&mut self, now: u64) {
         while let Some((c, e)) = self.pending.peek()
             && e <= now
         {
-            self.pending.remove(c);
+            self.pending.remove(c, &mut self.leaves);
             let d = self.leaves[c as usize].d;
-            self.ready.set_inlined(c, d);
+            self.ready.insert(c, d, &mut self.leaves);
         }
-        self.ready.peek().map(|(c, _)| c as usize)
     }
 
     /// When the real-time criterion can next serve a packet.
@@ -255,9 +319,10 @@ impl RealTime {
 
     /// `(e_i, d_i)` of a backlogged leaf with an `rt` curve.
     pub(super) fn times(&self, c: usize) -> Option<(u64, u64)> {
-        let backlogged = self.pending.contains(c as u32) || self.ready.contains(c as u32);
         let leaf = self.leaves.get(c)?;
-        (backlogged && leaf.has_curve()).then_some((leaf.e, leaf.d))
+        let backlogged = leaf.at != ABSENT;
+        (backlogged && leaf.has_curve())
+            .then(|| (leaf.eligible_time(self.curves.get(leaf.curve)), leaf.d))
     }
 
     /// `c_i`: bytes served to `c` by the real-time criterion (0 without an `rt` curve).
@@ -265,17 +330,30 @@ impl RealTime {
         self.leaves.get(c).map_or(0, |l| l.cumul)
     }
 
-    /// Checks that every backlogged leaf (`backlogged(c)`) with an `rt` curve is in
-    /// exactly one heap with the right key, that `e_i` and `d_i` follow from the curves
+    /// Checks that both heaps are in heap order with every entry's position recorded,
+    /// that no other leaf has a position, that every backlogged leaf (`backlogged(c)`)
+    /// with an `rt` curve is in exactly one heap with the right key, that `e_i` and `d_i` follow from the curves
     /// (`head(c)` is the head packet's length), and that idle leaves are in no heap.
     pub(super) fn check(
         &self,
         backlogged: impl Fn(usize) -> bool,
         head: impl Fn(usize) -> u64,
     ) -> Result<(), String> {
+        self.pending.check(&self.leaves)?;
+        self.ready.check(&self.leaves)?;
+        let placed = self.leaves.iter().filter(|l| l.at != ABSENT).count();
+        if placed != self.pending.len() + self.ready.len() {
+            return Err(format!(
+                "{placed} leaves have a heap position, the heaps hold {}",
+                self.pending.len() + self.ready.len()
+            ));
+        }
         for (c, leaf) in self.leaves.iter().enumerate() {
             let item = c as u32;
-            let (p, r) = (self.pending.key_of(item), self.ready.key_of(item));
+            let (p, r) = (
+                self.pending.key_of(item, &self.leaves),
+                self.ready.key_of(item, &self.leaves),
+            );
             if !leaf.has_curve() {
                 if p.is_some() || r.is_some() {
                     return Err(format!("class {c} has no rt curve but is queued for it"));
@@ -289,11 +367,11 @@ impl RealTime {
                 continue;
             }
             let rt = self.curves.get(leaf.curve);
-            if leaf.e != leaf.eligible_time(rt) || leaf.d != leaf.deadline(rt, head(c)) {
-                return Err(format!("leaf {c}: e or d does not follow from its curves"));
+            if leaf.d != leaf.deadline(rt, head(c)) {
+                return Err(format!("leaf {c}: d does not follow from its curves"));
             }
             match (p, r) {
-                (Some(e), None) if e == leaf.e => {}
+                (Some(e), None) if e == leaf.eligible_time(rt) => {}
                 (None, Some(d)) if d == leaf.d => {}
                 _ => return Err(format!("leaf {c}: pending {p:?}, ready {r:?}")),
             }
