@@ -8,7 +8,8 @@
 //! | [`Ring`] | intrusive round-robin ring, O(1) removal from any position | DRR, strict priority, CBQ |
 //! | [`ClassQueues`]: [`PooledQueues`], [`DequeQueues`] | per-class FIFO queues of packets | H-FSC (pool); HLS, HDRR, HTB (deques) |
 //! | [`CountedHeap`] ([`MinHeap`], [`MaxHeap`]) | binary heap of any key that counts exchanges, the unit of Keshav's cost study | Keshav FQ's round number; the double heap and PERC of [`bids`] |
-//! | [`bids`]: LINK, TREE, HEAP, PERC behind [`bids::BidQueue`] | the four buffer structures of Keshav's study, each counting its elementary operations, with its record/replay harness; PERC uncounted for the packet path, its heads in [`bids::heads::HeadHeap`] (compact keys over exact tags) | Keshav FQ; the heads heap also WFQ, SCFQ, STFQ |
+//! | [`WinnerTree`] | winner (tournament) tree of `u128` entries in fixed slots: the smallest in O(1), a slot changed in one comparison per level | the heads of [`bids::heads::HeadTree`] |
+//! | [`bids`]: LINK, TREE, HEAP, PERC behind [`bids::BidQueue`] | the four buffer structures of Keshav's study, each counting its elementary operations, with its record/replay harness; PERC uncounted for the packet path, its heads in [`bids::heads::HeadTree`] (compact keys over exact tags, in a [`WinnerTree`]) | Keshav FQ; the heads also WFQ, SCFQ, STFQ |
 //!
 //! Where several structures fill one role, a trait names the role ([`ClassQueues`]), so
 //! that a discipline can change structure without changing its code, and one property
@@ -24,9 +25,11 @@ pub mod idset;
 mod indexed_heap;
 pub mod queues;
 pub mod ring;
+pub mod winner_tree;
 
 pub use counted_heap::{CountedHeap, MaxHeap, MinHeap};
 pub use idset::IdSet;
 pub use indexed_heap::{HeapKey, IndexedHeap};
 pub use queues::{ClassQueues, DequeQueues, PooledQueues};
 pub use ring::{Link, Linked, Ring};
+pub use winner_tree::WinnerTree;

@@ -4,7 +4,7 @@
 //! binary heaps and counted exchanges the cost study measures, but in the layout that
 //! runs fastest.
 //!
-//! * The min-heap is a [`HeadHeap`]: 4-ary, 16-byte entries (a compact key that keeps
+//! * The min-heap is a [`HeadTree`]: 4-ary, 16-byte entries (a compact key that keeps
 //!   the tags' order, the exact tags read from the FIFO heads only where keys are
 //!   equal), the four children of a node in one cache line, and a front slot that
 //!   takes a newly backlogged conversation holding the smallest tag in O(1). The
@@ -31,12 +31,12 @@
 //! input.
 //!
 //! Cost: O(log N) per operation, N the conversations with packets (amortised for the
-//! drops, see above, and for the min-heap's rebases, see [`HeadHeap`]).
+//! drops, see above, and for the min-heap's rebases, see [`HeadTree`]).
 
 use core::cmp::Reverse;
 use std::collections::VecDeque;
 
-use super::heads::HeadHeap;
+use super::heads::HeadTree;
 use super::perc::Item;
 use super::{BidQueue, Entry, Ops, Tag};
 use crate::ds::IndexedHeap;
@@ -46,7 +46,7 @@ use crate::ds::IndexedHeap;
 pub struct FastPerc<V> {
     queues: Vec<VecDeque<Item<V>>>,
     /// Conversations with packets by head tag, smallest first.
-    heads: HeadHeap,
+    heads: HeadTree,
     /// Conversations with packets by tail tag, largest first, while `tails_kept`;
     /// empty otherwise.
     tails: IndexedHeap<Reverse<Tag>>,
@@ -141,7 +141,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
     fn new(conversations: usize, _packets: usize) -> Self {
         FastPerc {
             queues: (0..conversations).map(|_| VecDeque::new()).collect(),
-            heads: HeadHeap::new(conversations),
+            heads: HeadTree::new(conversations),
             tails: IndexedHeap::new(conversations),
             tails_kept: false,
             quiet: 0,

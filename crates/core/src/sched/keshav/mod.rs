@@ -107,6 +107,7 @@
 //!   four structures: same schedule, same drops, the same as the ordered-set model;
 //!   `tests/service_order.rs` pins the default (uncounted) schedule by hash.
 
+mod active;
 pub mod bid;
 mod config;
 pub mod round;
@@ -150,7 +151,11 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
             deltas.into_iter().map(round::bytes_to_units).collect()
         };
         Ok(Keshav {
-            round: RoundNumber::new(tree.link_rate(), weights),
+            round: if S::COUNTED {
+                RoundNumber::counted(tree.link_rate(), weights)
+            } else {
+                RoundNumber::new(tree.link_rate(), weights)
+            },
             leaves: classes.iter().map(|c| c.is_leaf()).collect(),
             deltas,
             buffer: Bounded::new(classes.len(), config.limit),
@@ -188,8 +193,10 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         self.buffer.cost()
     }
 
-    /// Exchanges in the round number's heap so far (the spec's `round_heap_swaps`).
-    pub fn round_heap_exchanges(&self) -> u64 {
+    /// Exchanges in the round number's heap so far (the spec's `round_heap_swaps`), if
+    /// the buffer counts (then the round number is the paper's counted heap); `None`
+    /// for uncounted PERC.
+    pub fn round_heap_exchanges(&self) -> Option<u64> {
         self.round.heap_exchanges()
     }
 
@@ -329,10 +336,14 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             ("max_insert_ops", c.max_insert),
         ];
         let buffer = if S::COUNTED { &buffer[..] } else { &[] };
+        let round = self
+            .round
+            .heap_exchanges()
+            .map(|x| ("round_heap_exchanges", x));
         buffer
             .iter()
             .copied()
-            .chain([("round_heap_exchanges", self.round.heap_exchanges())])
+            .chain(round)
             .map(|(name, value)| DisciplineCounter {
                 class: None,
                 name,
