@@ -55,10 +55,32 @@ pub const EMPTY: u128 = u128::MAX;
 /// Levels a walk may take: a tree of at most `2^32` slots has at most 16 below the root.
 const MAX_DEPTH: usize = 16;
 
-/// Four entries at positions `4l` to `4l + 3`: the children of node `l − 1`.
+/// Four entries at positions `4l` to `4l + 3`: the children of node `l − 1`. Entry `k`
+/// is words `2k` (low half) and `2k + 1` (high half): the words of a sibling `k ^ m`
+/// are at `2k ^ 2m`, so that a walk addresses its three siblings from one index
+/// (an entry's 16 bytes cannot be an address's scaled index).
 #[derive(Clone, Copy, Debug)]
 #[repr(align(64))]
-struct Line([u128; 4]);
+struct Line([u64; 8]);
+
+impl Line {
+    const EMPTY: Line = Line([u64::MAX; 8]);
+
+    /// Entry `k` (below 4).
+    #[inline(always)]
+    fn get(&self, k: usize) -> u128 {
+        let w = 2 * (k & 3);
+        u128::from(self.0[w]) | (u128::from(self.0[w + 1]) << 64)
+    }
+
+    /// Sets entry `k` (below 4) to `e`.
+    #[inline(always)]
+    fn set(&mut self, k: usize, e: u128) {
+        let w = 2 * (k & 3);
+        self.0[w] = e as u64;
+        self.0[w + 1] = (e >> 64) as u64;
+    }
+}
 
 /// Slots `0..capacity` in a winner tree. See the [module docs](self).
 #[derive(Clone, Debug)]
@@ -88,7 +110,7 @@ impl WinnerTree {
         // children.
         let lines = ((nodes + 2) / 4).max(internal) + 1;
         WinnerTree {
-            lines: vec![Line([EMPTY; 4]); lines],
+            lines: vec![Line::EMPTY; lines],
             internal,
             nodes,
         }
@@ -97,7 +119,7 @@ impl WinnerTree {
     /// The smallest entry, or [`EMPTY`] if no slot holds one.
     #[inline]
     pub fn min(&self) -> u128 {
-        self.lines[0].0[3]
+        self.lines[0].get(3)
     }
 
     /// The entry of slot `i`, or [`EMPTY`].
@@ -109,13 +131,13 @@ impl WinnerTree {
     #[inline(always)]
     fn get(&self, j: usize) -> u128 {
         let p = j + 3;
-        self.lines[p >> 2].0[p & 3]
+        self.lines[p >> 2].get(p & 3)
     }
 
     #[inline(always)]
     fn put(&mut self, j: usize, e: u128) {
         let p = j + 3;
-        self.lines[p >> 2].0[p & 3] = e;
+        self.lines[p >> 2].set(p & 3, e);
     }
 
     /// Sets slot `i` to `e` (an entry or [`EMPTY`]) and recomputes every node on its path
@@ -127,15 +149,16 @@ impl WinnerTree {
         let mut win = e;
         loop {
             let p = j + 3;
-            let line = &mut self.lines[p >> 2].0;
+            let line = &mut self.lines[p >> 2];
             let s = p & 3;
-            line[s] = win;
+            line.set(s, win);
             if j == 0 {
                 return;
             }
             for k in 1..4 {
-                if lt(line[s ^ k], win) {
-                    win = line[s ^ k];
+                let other = line.get(s ^ k);
+                if lt(other, win) {
+                    win = other;
                 }
             }
             j = (j - 1) >> 2;
@@ -152,15 +175,15 @@ impl WinnerTree {
         let mut win = e;
         macro_rules! level {
             () => {
-                let line = &mut self.lines[p >> 2].0;
+                let line = &mut self.lines[p >> 2];
                 let s = p & 3;
-                line[s] = win;
+                line.set(s, win);
                 if p == 3 {
                     return;
                 }
                 // The siblings' smallest first, then the one comparison that waits for
                 // the level below.
-                let others = min(min(line[s ^ 1], line[s ^ 2]), line[s ^ 3]);
+                let others = min(min(line.get(s ^ 1), line.get(s ^ 2)), line.get(s ^ 3));
                 win = min(others, win);
                 p = (p >> 2) + 2;
             };
@@ -179,7 +202,7 @@ impl WinnerTree {
         levels4!();
         // A leaf is at most `MAX_DEPTH` levels below the root.
         debug_assert_eq!(p, 3, "at the root after {MAX_DEPTH} levels");
-        self.lines[0].0[3] = win;
+        self.lines[0].set(3, win);
     }
 
     /// Sets slot `i` to `e` (an entry or [`EMPTY`]) and recomputes the nodes on its path
@@ -199,15 +222,16 @@ impl WinnerTree {
         let mut win = e;
         loop {
             let p = j + 3;
-            let line = &mut self.lines[p >> 2].0;
+            let line = &mut self.lines[p >> 2];
             let s = p & 3;
-            line[s] = win;
+            line.set(s, win);
             if j == 0 {
                 return;
             }
             for k in 1..4 {
-                if lt(line[s ^ k], win) {
-                    win = line[s ^ k];
+                let other = line.get(s ^ k);
+                if lt(other, win) {
+                    win = other;
                 }
             }
             j = (j - 1) >> 2;

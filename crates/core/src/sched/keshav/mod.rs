@@ -56,10 +56,10 @@
 //! When the buffer counts, [`Scheduler::discipline_counters`] reports its operations
 //! with their elementary costs (the paper's metric for the structure in use);
 //! uncounted PERC reports nothing for the buffer (its drops are in the link's drop
-//! counters as every discipline's). The round number's heap is the paper's binary heap
-//! in both cases (a 4-ary one was measured no faster, `BENCHMARKS.md`); counting its
-//! exchanges costs one addition each, so they are always reported
-//! (`round_heap_exchanges`).
+//! counters as every discipline's). The round number's active conversations are in
+//! the paper's binary heap when the buffer counts, its exchanges reported
+//! (`round_heap_exchanges`); with uncounted PERC they are in an uncounted winner tree
+//! (`active.rs`; the same round number, see [`round`]) and nothing is reported.
 //!
 //! # Deviations
 //!

@@ -59,8 +59,15 @@
 //! leaves (by its possibly stale key) is kept from the deletion test that stopped, so
 //! that an arrival before it compares one number and neither reads the heap nor
 //! multiplies (after an activation the next arrival runs the test, as the paper's
-//! every arrival does). Heap exchanges are counted
-//! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`).
+//! every arrival does).
+//!
+//! "The heap" is one of two forms of the active set (`active.rs`): the paper's
+//! binary heap, whose exchanges are counted ([`RoundNumber::heap_exchanges`], the
+//! spec's `round_heap_swaps`), built by [`RoundNumber::counted`] for the cost study;
+//! or an uncounted 4-ary winner tree, built by [`RoundNumber::new`] for the packet
+//! path, where the re-keyed conversation (the smallest, its new key usually among the
+//! largest) costs one comparison per level instead of two. Both give the same round
+//! number and finish numbers (a unit test below runs them side by side).
 
 use super::active::{Active, ActiveTree};
 use crate::ds::MinHeap;
@@ -142,7 +149,7 @@ pub struct RoundNumber {
 impl RoundNumber {
     /// A round number on a link of `rate` for conversations `0..weights.len()` with the
     /// given weights (each at least 1; 0 is taken as 1), its active conversations in the
-    /// uncounted tree (the packet path's; [`super::active`]). `rate` must not exceed
+    /// uncounted tree (the packet path's; `active.rs`). `rate` must not exceed
     /// [`MAX_LINK_RATE`] (it is clamped to it).
     pub fn new(rate: Rate, weights: Vec<u64>) -> RoundNumber {
         let n = weights.len();
