@@ -41,7 +41,9 @@
 //! [`WinnerTree::replay`] (the smallest entry changed or removed): `⌈log4 C⌉` levels of
 //! three comparisons. [`WinnerTree::update`] (any slot): at most that, and it stops at
 //! the first level whose winner does not change — a new entry that does not win among
-//! its siblings costs one level. [`WinnerTree::present`]: O(k log C) for `k` entries.
+//! its siblings costs one level. [`WinnerTree::lower`] (an entry lowered, or an empty
+//! slot filled): one comparison a level, up to the first node that precedes it.
+//! [`WinnerTree::present`]: O(k log C) for `k` entries.
 //! Memory: `4C / 3` entries of 16 bytes. No allocation after construction.
 //!
 //! # Verification
@@ -205,6 +207,25 @@ impl WinnerTree {
         self.lines[0].set(3, win);
     }
 
+    /// Lowers slot `i` to the entry `e`, which precedes the slot's entry under `lt` (any
+    /// entry precedes [`EMPTY`]: an empty slot may be filled so). Each node on the path
+    /// then holds the smaller of its winner and `e`, so the walk compares `e` with one
+    /// node a level and stops at the first node that precedes it: a new entry that does
+    /// not win costs one comparison.
+    #[inline(always)]
+    pub fn lower(&mut self, i: usize, e: u128, lt: impl Fn(u128, u128) -> bool) {
+        let mut j = self.internal + i;
+        debug_assert!(e != EMPTY && lt(e, self.get(j)), "lowers the slot's entry");
+        self.put(j, e);
+        while j != 0 {
+            j = (j - 1) >> 2;
+            if !lt(e, self.get(j)) {
+                return;
+            }
+            self.put(j, e);
+        }
+    }
+
     /// Sets slot `i` to `e` (an entry or [`EMPTY`]) and recomputes the nodes on its path
     /// up to the first whose winner is unchanged, another slot's entry it held already
     /// (the nodes above it then depend on nothing that changed; slot `i`'s own entry
@@ -360,12 +381,15 @@ mod tests {
         /// `replay` (or `replay_min` if the flag is set) of the smallest slot to key
         /// `k`, or to empty.
         ReplayMin(Option<u64>, bool),
+        /// `lower` of slot `i` to key `k`, if that precedes its entry (or it is empty).
+        Lower(usize, u64),
     }
 
     fn ops(capacity: usize) -> impl Strategy<Value = Vec<Op>> {
         let key = prop_oneof![1 => Just(None), 3 => (0u64..40).prop_map(Some)];
         let op = prop_oneof![
             3 => (0..capacity, key.clone()).prop_map(|(i, k)| Op::Update(i, k)),
+            2 => (0..capacity, 0u64..40).prop_map(|(i, k)| Op::Lower(i, k)),
             2 => (key, any::<bool>()).prop_map(|(k, fast)| Op::ReplayMin(k, fast)),
         ];
         prop::collection::vec(op, 0..300)
@@ -380,6 +404,10 @@ mod tests {
         for &op in ops {
             let (i, k) = match op {
                 Op::Update(i, k) => (i, k),
+                Op::Lower(i, k) => match slots[i] {
+                    Some(old) if (old, i) <= (k, i) => continue,
+                    _ => (i, Some(k)),
+                },
                 Op::ReplayMin(k, _) => match model.first() {
                     Some(&(_, i)) => (i, k),
                     None => continue,
@@ -395,6 +423,7 @@ mod tests {
             let e = k.map_or(EMPTY, |k| entry(k, i));
             match op {
                 Op::Update(..) => t.update(i, e, lt, item),
+                Op::Lower(..) => t.lower(i, e, lt),
                 Op::ReplayMin(_, false) => t.replay(i, e, lt),
                 Op::ReplayMin(_, true) => t.replay_min(i, e),
             }

@@ -437,7 +437,7 @@ impl HeadTree {
     #[inline(always)]
     fn tree_add(&mut self, e: u128, lt: impl Fn(u128, u128) -> bool) {
         self.len += 1;
-        self.tree.update(slot_of(e), e, lt, slot_of);
+        self.tree.lower(slot_of(e), e, lt);
     }
 
     /// Adds entry `e` (its conversation absent, its inexactness counted): in the front

@@ -150,7 +150,7 @@ impl ActiveTree {
     pub(super) fn insert(&mut self, c: u32, key: u128, floor: u128) {
         let e = self.entry(c, key, floor);
         self.len += 1;
-        self.tree.update(c as usize, e, lt, slot_of);
+        self.tree.lower(c as usize, e, lt);
     }
 
     #[inline]
