@@ -4,12 +4,12 @@
 //! binary heaps and counted exchanges the cost study measures, but in the layout that
 //! runs fastest.
 //!
-//! * The min-heap is a [`HeadTree`]: 4-ary, 16-byte entries (a compact key that keeps
-//!   the tags' order, the exact tags read from the FIFO heads only where keys are
-//!   equal), the four children of a node in one cache line, and a front slot that
-//!   takes a newly backlogged conversation holding the smallest tag in O(1). The
-//!   max-heap is an [`IndexedHeap`] of tags (4-ary). Half the levels of a binary heap,
-//!   and no counter.
+//! * The min-heap's role is played by a [`HeadTree`]: a 4-ary winner tree with one slot
+//!   per conversation, 16-byte entries (a compact key that keeps the tags' order, the
+//!   exact tags read from the FIFO heads only where keys are equal), the four children
+//!   of a node in one cache line, and a front slot that takes a newly backlogged
+//!   conversation holding the smallest tag in O(1). The max-heap is an
+//!   [`IndexedHeap`] of tags (4-ary). Half the levels of a binary heap, and no counter.
 //! * The max-heap is kept only while drops are recent. Most insertions raise their
 //!   conversation's tail, and keeping the max-heap ordered costs as much as the
 //!   min-heap's work, yet only an overflow drop reads it. So after more insertions
@@ -30,8 +30,10 @@
 //! scanning the FIFO back from its tail, so that the structure stays correct on any
 //! input.
 //!
-//! Cost: O(log N) per operation, N the conversations with packets (amortised for the
-//! drops, see above, and for the min-heap's rebases, see [`HeadTree`]).
+//! Cost: O(log N) per operation, N the conversations (the heads' tree walks the
+//! depth of its capacity; the max-heap's operations are in the conversations with
+//! packets), amortised for the drops, see above, and for the heads' rebases, see
+//! [`HeadTree`].
 
 use core::cmp::Reverse;
 use std::collections::VecDeque;

@@ -55,8 +55,8 @@
 //! # Cost
 //!
 //! O(log n) per insertion, removal or change, `n` the conversations (the capacity, not
-//! only those present; an insertion that does not win stops early, see
-//! [`WinnerTree::update`]); O(1) for the front slot; amortised O(log n) per key for the
+//! only those present; an insertion stops at the first node that precedes it, see
+//! [`WinnerTree::lower`]); O(1) for the front slot; amortised O(log n) per key for the
 //! rebases. No allocation after construction.
 //!
 //! # Verification

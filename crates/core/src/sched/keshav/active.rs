@@ -7,8 +7,19 @@
 //! * **uncounted** ([`ActiveTree`]): a [`WinnerTree`] with one slot per conversation,
 //!   for the packet path (Keshav FQ's uncounted PERC, WFQ). In fair queueing with every
 //!   conversation backlogged, the conversation re-keyed is the smallest and its new key
-//!   among the largest: the heap sifts it to the bottom comparing both children at every
-//!   level, the tree compares once per level.
+//!   among the largest: the heap sifts it to the bottom choosing a child at every level
+//!   (a branch that goes either way), the tree replays the conversation's own path
+//!   without a branch on the keys.
+//!
+//! # Cost
+//!
+//! Heap: O(log k) per operation, `k` the active conversations. Tree: O(log n), `n` the
+//! conversations: a re-key or a departure walks the whole depth of the tree (three
+//! comparisons a level) however few conversations are active, an activation climbs
+//! until its key loses ([`WinnerTree::lower`]). So the tree is the cheaper one when
+//! most conversations are active (fair queueing under load), the heap when few are
+//! (`BENCHMARKS.md`, Keshav's fifth pass: `round::arrival`, where arrivals are spread
+//! over idle conversations). Rebases: O(k log n) each, rare (below).
 //!
 //! Both give the round number the same smallest key at every step (ties between equal
 //! keys may be broken differently, which changes no result: conversations leaving at the
