@@ -253,7 +253,7 @@ mod tests {
     }
 
     /// Tags far apart (bids across the whole `u128` range, sequence numbers beyond
-    /// `u32`), so that the heads heap's keys saturate and clamp and its careful order
+    /// `u32`), so that the heads tree's keys saturate and clamp and its careful order
     /// and rebases run, reading the exact tags from the FIFOs.
     fn wide_tag() -> impl Strategy<Value = Tag> {
         let bid = prop_oneof![

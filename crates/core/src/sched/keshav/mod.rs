@@ -86,10 +86,11 @@
 //!
 //! Per packet: O(log n) for the round number (amortised, [`round`]) plus the buffer
 //! structure's insert and `get_min` (PERC: O(log n) in the conversations with buffered
-//! packets; uncounted PERC amortises its drops, see [`crate::ds::bids::fast_perc`]). No
-//! allocation once the buffer has reached its largest size. Measured per
-//! enqueue + dequeue pair in `BENCHMARKS.md` (`cargo bench -p linkshare-core --bench
-//! sched -- boxed::keshav`).
+//! packets; uncounted PERC: O(log n) in all the conversations, its winner trees
+//! walking their whole depth, and amortised for its drops, see
+//! [`crate::ds::bids::fast_perc`]). No allocation once the buffer has reached its
+//! largest size. Measured per enqueue + dequeue pair in `BENCHMARKS.md` (`cargo bench
+//! -p linkshare-core --bench sched -- backlogged::keshav boxed::keshav`).
 //!
 //! # Verification
 //!
