@@ -8,7 +8,8 @@
 //! | [`Ring`] | intrusive round-robin ring, O(1) removal from any position | DRR, strict priority, CBQ |
 //! | [`ClassQueues`]: [`DequeQueues`]; [`SlotPool`] with [`QueueEnds`] | per-class FIFO queues of packets: a deque per class; or one pool of slots, each queue's ends kept by the caller | HLS, HDRR, HTB (deques); H-FSC (the pool, the ends in its leaf records) |
 //! | [`CountedHeap`] ([`MinHeap`], [`MaxHeap`]) | binary heap of any key that counts exchanges, the unit of Keshav's cost study | Keshav FQ's round number; the double heap and PERC of [`bids`] |
-//! | [`bids`]: LINK, TREE, HEAP, PERC behind [`bids::BidQueue`] | the four buffer structures of Keshav's study, each counting its elementary operations, with its record/replay harness; PERC uncounted for the packet path, its heads in [`bids::heads::HeadHeap`] (compact keys over exact tags) | Keshav FQ; the heads heap also WFQ, SCFQ, STFQ |
+//! | [`WinnerTree`] | winner (tournament) tree of `u128` entries in fixed slots, four children to a cache line: the smallest in O(1), re-keyed or removed in three branch-free comparisons a level, an entry added or lowered in one | the heads of [`bids::heads::HeadTree`]; the round number's active conversations when the buffer does not count |
+//! | [`bids`]: LINK, TREE, HEAP, PERC behind [`bids::BidQueue`] | the four buffer structures of Keshav's study, each counting its elementary operations, with its record/replay harness; PERC uncounted for the packet path, its heads in [`bids::heads::HeadTree`] (compact keys over exact tags, in a [`WinnerTree`]) | Keshav FQ; the heads also WFQ, SCFQ, STFQ |
 //!
 //! Where several structures fill one role, a trait names the role ([`ClassQueues`]), so
 //! that a discipline can change structure without changing its code, and one property
@@ -24,9 +25,11 @@ pub mod idset;
 mod indexed_heap;
 pub mod queues;
 pub mod ring;
+pub mod winner_tree;
 
 pub use counted_heap::{CountedHeap, MaxHeap, MinHeap};
 pub use idset::IdSet;
 pub use indexed_heap::{HeapKey, IndexedHeap};
 pub use queues::{ClassQueues, DequeQueues, QueueEnds, SlotPool};
 pub use ring::{Link, Linked, Ring};
+pub use winner_tree::WinnerTree;

@@ -55,7 +55,7 @@
 //!
 //! # Cost
 //!
-//! O(log n) per packet: a [`HeadHeap`] of backlogged leaves by head tag (Keshav FQ's,
+//! O(log n) per packet: a [`HeadTree`] of backlogged leaves by head tag (Keshav FQ's,
 //! compact keys over the exact tags), plus for `wfq` the round number's heap
 //! (amortised O(log n)). No allocation after warm-up.
 
@@ -68,7 +68,7 @@ use super::{
     class_problem,
 };
 use crate::ds::bids::Tag;
-use crate::ds::bids::heads::HeadHeap;
+use crate::ds::bids::heads::HeadTree;
 use crate::hierarchy::{ClassId, ClassTree};
 use crate::units::{Bytes, Instant, Rate};
 
@@ -134,7 +134,7 @@ pub struct Pfq<P> {
     flavor: Flavor,
     leaves: Vec<Option<Leaf<P>>>,
     /// Backlogged leaves by head tag (`F`, or `S` for `stfq`).
-    heads: HeadHeap,
+    heads: HeadTree,
     clock: Clock,
     link: Rate,
     queued: usize,
@@ -193,7 +193,7 @@ impl<P: Packet> Pfq<P> {
         Ok(Pfq {
             flavor,
             leaves,
-            heads: HeadHeap::new(tree.len()),
+            heads: HeadTree::new(tree.len()),
             clock,
             link: tree.link_rate(),
             queued: 0,

@@ -4,12 +4,12 @@
 //! binary heaps and counted exchanges the cost study measures, but in the layout that
 //! runs fastest.
 //!
-//! * The min-heap is a [`HeadHeap`]: 4-ary, 16-byte entries (a compact key that keeps
-//!   the tags' order, the exact tags read from the FIFO heads only where keys are
-//!   equal), the four children of a node in one cache line, and a front slot that
-//!   takes a newly backlogged conversation holding the smallest tag in O(1). The
-//!   max-heap is an [`IndexedHeap`] of tags (4-ary). Half the levels of a binary heap,
-//!   and no counter.
+//! * The min-heap's role is played by a [`HeadTree`]: a 4-ary winner tree with one slot
+//!   per conversation, 16-byte entries (a compact key that keeps the tags' order, the
+//!   exact tags read from the FIFO heads only where keys are equal), the four children
+//!   of a node in one cache line, and a front slot that takes a newly backlogged
+//!   conversation holding the smallest tag in O(1). The max-heap is an
+//!   [`IndexedHeap`] of tags (4-ary). Half the levels of a binary heap, and no counter.
 //! * The max-heap is kept only while drops are recent. Most insertions raise their
 //!   conversation's tail, and keeping the max-heap ordered costs as much as the
 //!   min-heap's work, yet only an overflow drop reads it. So after more insertions
@@ -30,13 +30,15 @@
 //! scanning the FIFO back from its tail, so that the structure stays correct on any
 //! input.
 //!
-//! Cost: O(log N) per operation, N the conversations with packets (amortised for the
-//! drops, see above, and for the min-heap's rebases, see [`HeadHeap`]).
+//! Cost: O(log N) per operation, N the conversations (the heads' tree walks the
+//! depth of its capacity; the max-heap's operations are in the conversations with
+//! packets), amortised for the drops, see above, and for the heads' rebases, see
+//! [`HeadTree`].
 
 use core::cmp::Reverse;
 use std::collections::VecDeque;
 
-use super::heads::HeadHeap;
+use super::heads::HeadTree;
 use super::perc::Item;
 use super::{BidQueue, Entry, Ops, Tag};
 use crate::ds::IndexedHeap;
@@ -46,7 +48,7 @@ use crate::ds::IndexedHeap;
 pub struct FastPerc<V> {
     queues: Vec<VecDeque<Item<V>>>,
     /// Conversations with packets by head tag, smallest first.
-    heads: HeadHeap,
+    heads: HeadTree,
     /// Conversations with packets by tail tag, largest first, while `tails_kept`;
     /// empty otherwise.
     tails: IndexedHeap<Reverse<Tag>>,
@@ -141,7 +143,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
     fn new(conversations: usize, _packets: usize) -> Self {
         FastPerc {
             queues: (0..conversations).map(|_| VecDeque::new()).collect(),
-            heads: HeadHeap::new(conversations),
+            heads: HeadTree::new(conversations),
             tails: IndexedHeap::new(conversations),
             tails_kept: false,
             quiet: 0,
@@ -251,7 +253,7 @@ mod tests {
     }
 
     /// Tags far apart (bids across the whole `u128` range, sequence numbers beyond
-    /// `u32`), so that the heads heap's keys saturate and clamp and its careful order
+    /// `u32`), so that the heads tree's keys saturate and clamp and its careful order
     /// and rebases run, reading the exact tags from the FIFOs.
     fn wide_tag() -> impl Strategy<Value = Tag> {
         let bid = prop_oneof![

@@ -1,14 +1,15 @@
 //! The conversations with packets by the [`Tag`] at their head, smallest first, for
 //! [`super::FastPerc`] (Keshav FQ's packet path) and for WFQ, SCFQ and STFQ
-//! ([`crate::sched::pfq`]): a 4-ary min-heap whose entries are 16 bytes — a 96-bit key
-//! that preserves the tags' order, and the conversation — with the exact tags consulted
-//! only where two keys are equal.
+//! ([`crate::sched::pfq`]): a winner tree ([`WinnerTree`]) with one slot per
+//! conversation, whose entries are 16 bytes — a 96-bit key that preserves the tags'
+//! order, and the conversation — with the exact tags consulted only where two keys are
+//! equal.
 //!
 //! # Keys
 //!
-//! A tag `(bid, seq)` with its conversation is a 32-byte heap entry; 1 000 of them fill
-//! a 32 KiB first-level cache. The heap stores instead `key = (hi, lo)`, 64 + 32 bits, relative
-//! to two bases kept by the heap:
+//! A tag `(bid, seq)` with its conversation is 32 bytes; 1 000 of them fill a 32 KiB
+//! first-level cache. The tree stores instead `key = (hi, lo)`, 64 + 32 bits, relative
+//! to two bases kept by the structure:
 //!
 //! * `hi = bid − bid_base + 1`, or 0 if `bid < bid_base`, or `u64::MAX − 1` if
 //!   `bid − bid_base` exceeds `u64::MAX − 3`;
@@ -18,60 +19,61 @@
 //!
 //! This map is monotone (non-decreasing) in the tag order, so a smaller key means a
 //! smaller tag, and it is one-to-one on the keys that are neither clamped nor saturated
-//! (*exact* keys). The heap orders entries by `(key, conversation)`, falling back to
+//! (*exact* keys). Entries are ordered by `(key, conversation)`, falling back to
 //! `(tag, conversation)` — the tags read through the caller's `exact` function, the
 //! FIFO heads — when two keys are equal. That order is exactly `(tag, conversation)`,
 //! whatever the bases, so correctness never depends on the compression.
 //!
-//! The heap counts its inexact keys: while there is none, two different entries never
-//! have equal keys and every comparison is one 128-bit comparison of entries (the
+//! The structure counts its inexact keys: while there is none, two different entries
+//! never have equal keys and every comparison is one 128-bit comparison of entries (the
 //! *fast* order); otherwise the comparisons check for equal keys (the *careful* order).
 //! When a new key comes out inexact and at least as many keys have been computed since
 //! the last **rebase** as there are entries (plus a constant), the bases are moved —
 //! `bid_base` to 2^62 units below the smallest bid present, `seq_base` to the smallest
-//! sequence number present — and every key is recomputed: O(n), amortised O(1) per key.
-//! The order of the entries does not change (both maps are monotone), so no sift is
-//! needed. In fair queueing the bids of the heads lie within a few packets' worth of
-//! round number of each other, far inside `hi`'s 2^64 units (9 MB of round at
+//! sequence number present — and every key is recomputed: O(k log n) for `k` entries,
+//! amortised O(log n) per key. The order of the entries does not change (both maps are
+//! monotone), so the tree's winners stay where they are. In fair queueing the bids of
+//! the heads lie within a few packets' worth of round number of each other, far inside
+//! `hi`'s 2^64 units (9 MB of round at
 //! [`crate::sched::keshav::round::UNITS_PER_BYTE`]), and `lo` covers 4·10^9 packets.
 //!
-//! # Layout
+//! # Why a winner tree
 //!
-//! The heap array is a vector of 64-byte aligned nodes of four entries, the root in
-//! slot 3 of node 0, so that the four children of heap index `i` are exactly node
-//! `i + 1`: one cache line per level of a sift-down. Slots past the last entry hold
-//! `u128::MAX`, which no entry precedes (an entry's `hi` is below `u64::MAX`), so that
-//! every node's four children are compared without counting them.
+//! When a conversation is served, its next head tag is in fair queueing usually among
+//! the largest present (it was just served, so it waits for every other conversation's
+//! turn). A heap sifts that entry down to the bottom comparing it with the children at
+//! every level; the winner tree recomputes the conversation's path, one comparison per
+//! level, and keeps no position table (a conversation's slot is its number).
 //!
-//! **The front slot.** An entry that precedes every entry of the heap when it is added
+//! **The front slot.** An entry that precedes every entry of the tree when it is added
 //! (a conversation that had no packet and now holds the smallest tag: in fair queueing,
-//! a newly backlogged conversation with a small packet) is kept outside the array, in
-//! the front slot, from where it is taken in O(1). The front entry, if any, precedes
-//! every entry of the array; a new smaller entry pushes it into the array.
+//! a newly backlogged conversation with a small packet) is kept outside the tree, in
+//! the front slot, from where it is taken in O(1); its slot in the tree is empty. The
+//! front entry, if any, precedes every entry of the tree; a new smaller entry pushes it
+//! into the tree.
 //!
 //! # Cost
 //!
-//! O(log n) per insertion, removal or key change (n entries), O(1) for the front slot;
-//! amortised O(1) per key for the rebases. No allocation after construction.
+//! O(log n) per insertion, removal or change, `n` the conversations (the capacity, not
+//! only those present; an insertion stops at the first node that precedes it, see
+//! [`WinnerTree::lower`]); O(1) for the front slot; amortised O(log n) per key for the
+//! rebases. No allocation after construction.
 //!
 //! # Verification
 //!
 //! Unit property tests against an ordered set of `(tag, conversation)`, with tags at
 //! the ends of the `u128` range and sequence numbers spread beyond `u32` (inexact keys,
-//! careful order, rebases), and small bases (the fast order); [`HeadHeap::check`]
-//! checks the layout, the keys and the order after every operation.
+//! careful order, rebases), and small bases (the fast order); [`HeadTree::check`]
+//! checks the tree, the keys and the order after every operation.
 //! `tests/bid_queues.rs` and `tests/keshav.rs` run [`super::FastPerc`], which uses it,
 //! against the ordered-set model and the paper's structures; `tests/pfq.rs`,
 //! `tests/keshav_fluid.rs` and `tests/service_order.rs` run WFQ, SCFQ and STFQ on it.
 
 use super::Tag;
+use crate::ds::winner_tree::{EMPTY, WinnerTree};
 
-/// Not present.
+/// No conversation in the front slot.
 const ABSENT: u32 = u32::MAX;
-/// Present in the front slot.
-const FRONT: u32 = u32::MAX - 1;
-/// An empty slot (past the last entry, or the front slot when free): after every entry.
-const EMPTY: u128 = u128::MAX;
 /// `hi` of a bid too far above `bid_base`.
 const SAT_HI: u64 = u64::MAX - 1;
 /// `lo` of a sequence number too far above `seq_base`.
@@ -84,21 +86,14 @@ const MARGIN: u128 = 1 << 62;
 /// is allowed.
 const REBASE_SLACK: usize = 64;
 
-/// Four entries: the children of one heap index, in one cache line.
-#[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
-struct Node([u128; 4]);
-
 /// Conversations `0..capacity` by head tag. See the [module docs](self).
 #[derive(Clone, Debug)]
-pub struct HeadHeap {
-    /// The heap array, four entries a node; heap index `i` in slot `(i + 3) % 4` of
-    /// node `(i + 3) / 4`. An entry is `hi << 64 | lo << 32 | conversation`.
-    nodes: Vec<Node>,
-    /// Entries in the array.
+pub struct HeadTree {
+    /// Conversation `c`'s entry in slot `c` (empty while it is absent or in front). An
+    /// entry is `hi << 64 | lo << 32 | conversation`.
+    tree: WinnerTree,
+    /// Entries in the tree.
     len: usize,
-    /// Heap index of each conversation, or [`FRONT`], or [`ABSENT`].
-    pos: Vec<u32>,
     /// The front entry, or `EMPTY`.
     front: u128,
     /// The front entry's conversation, or [`ABSENT`]: what the hot paths test, a
@@ -135,7 +130,8 @@ fn fast(a: u128, b: u128) -> bool {
     a < b
 }
 
-/// The careful order: by key, and by `(tag, conversation)` when the keys are equal.
+/// The careful order: by key, and by `(tag, conversation)` when the keys are equal
+/// (never for [`EMPTY`], whose `hi` no entry has).
 #[inline(always)]
 fn careful(exact: &impl Fn(u32) -> Tag) -> impl Fn(u128, u128) -> bool + '_ {
     move |a, b| {
@@ -147,20 +143,36 @@ fn careful(exact: &impl Fn(u32) -> Tag) -> impl Fn(u128, u128) -> bool + '_ {
     }
 }
 
-/// Node and slot of heap index `i`.
+/// The slot of an entry.
 #[inline(always)]
-fn slot(i: usize) -> (usize, usize) {
-    let p = i + 3;
-    (p >> 2, p & 3)
+fn slot_of(e: u128) -> usize {
+    item(e) as usize
 }
 
-impl HeadHeap {
-    /// An empty heap for conversations `0..capacity`.
-    pub fn new(capacity: usize) -> HeadHeap {
-        HeadHeap {
-            nodes: vec![Node([EMPTY; 4]); (capacity + 3).div_ceil(4) + 1],
+/// `hi << 64 | lo << 32` of `tag` under the bases `bid_base` and `seq_base`.
+#[inline]
+fn key_bits(bid_base: u128, seq_base: u64, tag: Tag) -> u128 {
+    let hi = match tag.bid().checked_sub(bid_base) {
+        None => return 0,
+        Some(r) if r > u128::from(u64::MAX - 3) => {
+            return (u128::from(SAT_HI) << 64) | (u128::from(SAT_LO) << 32);
+        }
+        Some(r) => r as u64 + 1,
+    };
+    let lo = match tag.seq().checked_sub(seq_base) {
+        None => 0,
+        Some(r) if r > u64::from(u32::MAX - 2) => SAT_LO,
+        Some(r) => r as u32 + 1,
+    };
+    (u128::from(hi) << 64) | (u128::from(lo) << 32)
+}
+
+impl HeadTree {
+    /// An empty structure for conversations `0..capacity` (below `u32::MAX`).
+    pub fn new(capacity: usize) -> HeadTree {
+        HeadTree {
+            tree: WinnerTree::new(capacity),
             len: 0,
-            pos: vec![ABSENT; capacity],
             front: EMPTY,
             front_item: ABSENT,
             bid_base: 0,
@@ -185,7 +197,7 @@ impl HeadHeap {
     /// Whether conversation `c` is present.
     #[inline]
     pub fn contains(&self, c: u32) -> bool {
-        self.pos[c as usize] != ABSENT
+        self.front_item == c || self.tree.slot(c as usize) != EMPTY
     }
 
     /// The conversation with the smallest head tag (smallest conversation on ties).
@@ -194,7 +206,7 @@ impl HeadHeap {
         if self.front_item != ABSENT {
             Some(self.front_item)
         } else if self.len > 0 {
-            Some(item(self.get(0)))
+            Some(item(self.tree.min()))
         } else {
             None
         }
@@ -202,10 +214,10 @@ impl HeadHeap {
 
     /// The conversations present, in no particular order.
     pub fn items(&self) -> impl Iterator<Item = u32> + '_ {
-        let front = (self.front != EMPTY).then_some(item(self.front));
+        let front = (self.front_item != ABSENT).then_some(self.front_item);
         front
             .into_iter()
-            .chain((0..self.len).map(|i| item(self.get(i))))
+            .chain(self.tree.present().map(|(_, e)| item(e)))
     }
 
     /// Adds conversation `c`, absent, with head tag `tag`. `exact` gives the head tag of
@@ -231,7 +243,7 @@ impl HeadHeap {
             let old = if self.front_item != ABSENT {
                 self.front
             } else {
-                self.get(0)
+                self.tree.min()
             };
             self.inexact -= usize::from(is_inexact(old));
         }
@@ -250,23 +262,35 @@ impl HeadHeap {
             let e = self.take_front();
             self.forget(e);
         } else if self.len > 0 {
-            self.remove_at(0, exact);
+            let e = self.tree.min();
+            self.forget(e);
+            self.len -= 1;
+            if self.inexact == 0 {
+                self.tree.replay_min(slot_of(e), EMPTY);
+            } else {
+                self.tree.replay(slot_of(e), EMPTY, careful(exact));
+            }
         }
     }
 
     /// Removes conversation `c` if present; returns whether it was.
     pub fn remove(&mut self, c: u32, exact: &impl Fn(u32) -> Tag) -> bool {
-        match self.pos[c as usize] {
-            ABSENT => false,
-            FRONT => {
-                self.pop_min(exact);
-                true
-            }
-            p => {
-                self.remove_at(p as usize, exact);
-                true
-            }
+        if self.front_item == c {
+            self.pop_min(exact);
+            return true;
         }
+        let e = self.tree.slot(c as usize);
+        if e == EMPTY {
+            return false;
+        }
+        self.forget(e);
+        self.len -= 1;
+        if self.inexact == 0 {
+            self.tree.update(c as usize, EMPTY, fast, slot_of);
+        } else {
+            self.tree.update(c as usize, EMPTY, careful(exact), slot_of);
+        }
+        true
     }
 
     /// Adds conversation `c` with head tag `tag`, or changes its head tag to `tag` if
@@ -280,27 +304,28 @@ impl HeadHeap {
         }
     }
 
-    /// Checks the layout, every key against `exact` and the current bases, the count of
-    /// inexact keys, and the heap order by `(tag, conversation)`.
+    /// Checks the tree, every key against `exact` and the current bases, the count of
+    /// inexact keys, and the order by `(tag, conversation)`.
     pub fn check(&self, exact: &impl Fn(u32) -> Tag) -> Result<(), String> {
         let key_ok = |e: u128| e == self.key_bits(exact(item(e))) | u128::from(item(e));
-        let order = |a: u128, b: u128| (exact(item(a)), item(a)) < (exact(item(b)), item(b));
+        let order = |a: u128, b: u128| {
+            b == EMPTY || (a != EMPTY && (exact(item(a)), item(a)) < (exact(item(b)), item(b)))
+        };
+        self.tree.check(order)?;
         let mut inexact = 0;
-        for i in 0..self.len {
-            let e = self.get(i);
-            if self.pos[item(e) as usize] as usize != i {
-                return Err(format!("conversation {} not at its position {i}", item(e)));
+        let mut present = 0;
+        for (c, e) in self.tree.present() {
+            if slot_of(e) != c {
+                return Err(format!("conversation {} in slot {c}", item(e)));
             }
             if !key_ok(e) {
-                return Err(format!(
-                    "conversation {}: key differs from its tag",
-                    item(e)
-                ));
+                return Err(format!("conversation {c}: key differs from its tag"));
             }
             inexact += usize::from(is_inexact(e));
-            if i > 0 && order(e, self.get((i - 1) / 4)) {
-                return Err(format!("index {i} precedes its parent"));
-            }
+            present += 1;
+        }
+        if present != self.len {
+            return Err(format!("{present} conversations in the tree, {}", self.len));
         }
         if (self.front == EMPTY) != (self.front_item == ABSENT)
             || (self.front != EMPTY && self.front_item != item(self.front))
@@ -309,27 +334,16 @@ impl HeadHeap {
         }
         if self.front != EMPTY {
             let f = self.front;
-            if self.pos[item(f) as usize] != FRONT || !key_ok(f) {
-                return Err("front entry misplaced or mis-keyed".into());
+            if self.tree.slot(slot_of(f)) != EMPTY || !key_ok(f) {
+                return Err("front entry also in the tree, or mis-keyed".into());
             }
             inexact += usize::from(is_inexact(f));
-            if self.len > 0 && !order(f, self.get(0)) {
-                return Err("front entry after the root".into());
+            if !order(f, self.tree.min()) {
+                return Err("front entry after the tree's smallest".into());
             }
         }
         if inexact != self.inexact {
             return Err(format!("{inexact} inexact keys, counted {}", self.inexact));
-        }
-        let present = self.pos.iter().filter(|&&p| p != ABSENT).count();
-        if present != self.len() {
-            return Err(format!(
-                "{present} conversations placed, {} present",
-                self.len()
-            ));
-        }
-        let slots = 4 * self.nodes.len() - 3;
-        if (self.len..slots).any(|i| self.get(i) != EMPTY) {
-            return Err("a slot past the last entry is not empty".into());
         }
         Ok(())
     }
@@ -337,19 +351,7 @@ impl HeadHeap {
     /// `hi << 64 | lo << 32` of `tag` under the current bases.
     #[inline]
     fn key_bits(&self, tag: Tag) -> u128 {
-        let hi = match tag.bid().checked_sub(self.bid_base) {
-            None => return 0,
-            Some(r) if r > u128::from(u64::MAX - 3) => {
-                return (u128::from(SAT_HI) << 64) | (u128::from(SAT_LO) << 32);
-            }
-            Some(r) => r as u64 + 1,
-        };
-        let lo = match tag.seq().checked_sub(self.seq_base) {
-            None => 0,
-            Some(r) if r > u64::from(u32::MAX - 2) => SAT_LO,
-            Some(r) => r as u32 + 1,
-        };
-        (u128::from(hi) << 64) | (u128::from(lo) << 32)
+        key_bits(self.bid_base, self.seq_base, tag)
     }
 
     /// The entry of conversation `c` with head tag `tag`, rebasing first if its key would
@@ -366,7 +368,7 @@ impl HeadHeap {
         self.inexact_entry(c, tag, exact)
     }
 
-    /// [`HeadHeap::entry`] for a key that is inexact under the current bases.
+    /// [`HeadTree::entry`] for a key that is inexact under the current bases.
     #[cold]
     #[inline(never)]
     fn inexact_entry(&mut self, c: u32, tag: Tag, exact: &impl Fn(u32) -> Tag) -> (u128, bool) {
@@ -390,18 +392,23 @@ impl HeadHeap {
         }
         self.bid_base = bid.saturating_sub(MARGIN);
         self.seq_base = seq;
-        let rekey = |h: &Self, e: u128| h.key_bits(exact(item(e))) | u128::from(item(e));
-        self.inexact = 0;
+        let (bid_base, seq_base) = (self.bid_base, self.seq_base);
+        let rekey = |e: u128| key_bits(bid_base, seq_base, exact(item(e))) | u128::from(item(e));
+        let mut inexact = 0;
         if self.front != EMPTY {
-            self.front = rekey(self, self.front);
-            self.inexact += usize::from(is_inexact(self.front));
+            self.front = rekey(self.front);
+            inexact += usize::from(is_inexact(self.front));
         }
-        for i in 0..self.len {
-            let e = rekey(self, self.get(i));
-            self.inexact += usize::from(is_inexact(e));
-            let (n, s) = slot(i);
-            self.nodes[n].0[s] = e;
-        }
+        // Every node holding an entry holds a copy of a conversation's; each is keyed
+        // anew (the same function of the conversation), the leaves counted once.
+        self.tree.rewrite(|leaf, e| {
+            let n = rekey(e);
+            if leaf {
+                inexact += usize::from(is_inexact(n));
+            }
+            n
+        });
+        self.inexact = inexact;
     }
 
     /// Puts entry `e` in the (free) front slot.
@@ -409,7 +416,6 @@ impl HeadHeap {
     fn put_front(&mut self, e: u128) {
         self.front = e;
         self.front_item = item(e);
-        self.pos[item(e) as usize] = FRONT;
     }
 
     /// Empties the (occupied) front slot; returns its entry.
@@ -419,47 +425,37 @@ impl HeadHeap {
         core::mem::replace(&mut self.front, EMPTY)
     }
 
-    /// Forgets entry `e`, taken out of the heap.
+    /// Forgets entry `e`, taken out of the structure.
     #[inline]
     fn forget(&mut self, e: u128) {
-        self.pos[item(e) as usize] = ABSENT;
         if self.inexact != 0 {
             self.inexact -= usize::from(is_inexact(e));
         }
     }
 
+    /// Adds entry `e` to the tree, its slot empty.
     #[inline(always)]
-    fn get(&self, i: usize) -> u128 {
-        let (n, s) = slot(i);
-        self.nodes[n].0[s]
-    }
-
-    /// Puts entry `e` at heap index `i`.
-    #[inline(always)]
-    fn place(&mut self, i: usize, e: u128) {
-        let (n, s) = slot(i);
-        self.nodes[n].0[s] = e;
-        self.pos[item(e) as usize] = i as u32;
+    fn tree_add(&mut self, e: u128, lt: impl Fn(u128, u128) -> bool) {
+        self.len += 1;
+        self.tree.lower(slot_of(e), e, lt);
     }
 
     /// Adds entry `e` (its conversation absent, its inexactness counted): in the front
-    /// slot if it precedes every entry of the array, else in the array.
+    /// slot if it precedes every entry of the tree, else in the tree.
     #[inline(always)]
     fn push_entry(&mut self, e: u128, lt: impl Fn(u128, u128) -> bool) {
         if self.front_item == ABSENT {
-            if self.len == 0 || lt(e, self.get(0)) {
+            if self.len == 0 || lt(e, self.tree.min()) {
                 self.put_front(e);
                 return;
             }
         } else if lt(e, self.front) {
             let old = self.take_front();
             self.put_front(e);
-            self.len += 1;
-            self.sift_up(self.len - 1, old, &lt);
+            self.tree_add(old, lt);
             return;
         }
-        self.len += 1;
-        self.sift_up(self.len - 1, e, &lt);
+        self.tree_add(e, lt);
     }
 
     /// Replaces the smallest entry by `e`, of the same conversation (inexactness
@@ -467,83 +463,17 @@ impl HeadHeap {
     #[inline(always)]
     fn replace_min_entry(&mut self, e: u128, lt: impl Fn(u128, u128) -> bool) {
         if self.front_item == ABSENT {
-            self.sift_down(0, e, &lt);
-        } else if self.len == 0 || lt(e, self.get(0)) {
+            if self.inexact == 0 {
+                self.tree.replay_min(slot_of(e), e);
+            } else {
+                self.tree.replay(slot_of(e), e, lt);
+            }
+        } else if self.len == 0 || lt(e, self.tree.min()) {
             self.front = e;
         } else {
             self.take_front();
-            self.len += 1;
-            self.sift_up(self.len - 1, e, &lt);
+            self.tree_add(e, lt);
         }
-    }
-
-    /// Removes the entry at heap index `i`.
-    #[inline]
-    fn remove_at(&mut self, i: usize, exact: &impl Fn(u32) -> Tag) {
-        let gone = self.get(i);
-        self.forget(gone);
-        self.len -= 1;
-        let last = self.get(self.len);
-        let (n, s) = slot(self.len);
-        self.nodes[n].0[s] = EMPTY;
-        if i < self.len {
-            if self.inexact == 0 {
-                self.refill(i, last, fast);
-            } else {
-                self.refill(i, last, careful(exact));
-            }
-        }
-    }
-
-    /// Puts `last` into the hole at `i` (the removed entry's conversation is not
-    /// compared: `exact` may no longer know it).
-    #[inline(always)]
-    fn refill(&mut self, i: usize, last: u128, lt: impl Fn(u128, u128) -> bool) {
-        if i > 0 && lt(last, self.get((i - 1) / 4)) {
-            self.sift_up(i, last, &lt);
-        } else {
-            self.sift_down(i, last, &lt);
-        }
-    }
-
-    /// Puts `e` at heap index `i` or above, moving the entries it precedes down.
-    #[inline(always)]
-    fn sift_up(&mut self, mut i: usize, e: u128, lt: &impl Fn(u128, u128) -> bool) {
-        while i > 0 {
-            let parent = (i - 1) / 4;
-            let up = self.get(parent);
-            if !lt(e, up) {
-                break;
-            }
-            self.place(i, up);
-            i = parent;
-        }
-        self.place(i, e);
-    }
-
-    /// Puts `e` at heap index `i` or below, moving the smallest children up.
-    #[inline(always)]
-    fn sift_down(&mut self, mut i: usize, e: u128, lt: &impl Fn(u128, u128) -> bool) {
-        let len = self.len;
-        loop {
-            let first = 4 * i + 1;
-            if first >= len {
-                break;
-            }
-            // Node i + 1 holds the four children (the empty slots after the last entry
-            // precede nothing).
-            let kids = &self.nodes[i + 1].0;
-            let a = usize::from(lt(kids[1], kids[0]));
-            let b = 2 + usize::from(lt(kids[3], kids[2]));
-            let k = if lt(kids[b], kids[a]) { b } else { a };
-            let m = kids[k];
-            if !lt(m, e) {
-                break;
-            }
-            self.place(i, m);
-            i = first + k;
-        }
-        self.place(i, e);
     }
 }
 
@@ -555,7 +485,7 @@ mod tests {
 
     const CONVS: u32 = 12;
 
-    /// One operation on the heap and on the model.
+    /// One operation on the structure and on the model.
     #[derive(Clone, Copy, Debug)]
     enum Op {
         /// Adds the conversation, or changes its head tag if present.
@@ -603,11 +533,11 @@ mod tests {
         (bid, seq).prop_map(|(b, s)| Tag::new(b, s))
     }
 
-    /// Runs `ops` on a heap and on an ordered set of `(tag, conversation)` — the
+    /// Runs `ops` on the structure and on an ordered set of `(tag, conversation)` — the
     /// specification — with `exact` reading the model's head tags; compares the
-    /// smallest conversation and the length after every operation and checks the heap.
-    fn against_ordered_set(ops: &[Op]) -> Result<HeadHeap, TestCaseError> {
-        let mut h = HeadHeap::new(CONVS as usize);
+    /// smallest conversation and the length after every operation and checks the structure.
+    fn against_ordered_set(ops: &[Op]) -> Result<HeadTree, TestCaseError> {
+        let mut h = HeadTree::new(CONVS as usize);
         let mut heads: Vec<Option<Tag>> = vec![None; CONVS as usize];
         let mut model: BTreeSet<(Tag, u32)> = BTreeSet::new();
         for &op in ops {

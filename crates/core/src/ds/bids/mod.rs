@@ -15,7 +15,7 @@
 //! | PERC, per-conversation FIFOs under a double heap of conversations | [`perc`] | exchanges | exchanges |
 //!
 //! [`FastPerc`] ([`fast_perc`]) is PERC's layout without the counting, in 4-ary heaps
-//! (the heads in [`heads::HeadHeap`], compact keys over the exact tags, which WFQ, SCFQ
+//! (the heads in [`heads::HeadTree`], compact keys over the exact tags, which WFQ, SCFQ
 //! and STFQ use too): not one of the paper's structures and not replayed in the cost
 //! study, it is what Keshav FQ runs on its packet path unless asked to count.
 //!

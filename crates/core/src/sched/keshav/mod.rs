@@ -56,10 +56,10 @@
 //! When the buffer counts, [`Scheduler::discipline_counters`] reports its operations
 //! with their elementary costs (the paper's metric for the structure in use);
 //! uncounted PERC reports nothing for the buffer (its drops are in the link's drop
-//! counters as every discipline's). The round number's heap is the paper's binary heap
-//! in both cases (a 4-ary one was measured no faster, `BENCHMARKS.md`); counting its
-//! exchanges costs one addition each, so they are always reported
-//! (`round_heap_exchanges`).
+//! counters as every discipline's). The round number's active conversations are in
+//! the paper's binary heap when the buffer counts, its exchanges reported
+//! (`round_heap_exchanges`); with uncounted PERC they are in an uncounted winner tree
+//! (`active.rs`; the same round number, see [`round`]) and nothing is reported.
 //!
 //! # Deviations
 //!
@@ -86,10 +86,11 @@
 //!
 //! Per packet: O(log n) for the round number (amortised, [`round`]) plus the buffer
 //! structure's insert and `get_min` (PERC: O(log n) in the conversations with buffered
-//! packets; uncounted PERC amortises its drops, see [`crate::ds::bids::fast_perc`]). No
-//! allocation once the buffer has reached its largest size. Measured per
-//! enqueue + dequeue pair in `BENCHMARKS.md` (`cargo bench -p linkshare-core --bench
-//! sched -- boxed::keshav`).
+//! packets; uncounted PERC: O(log n) in all the conversations, its winner trees
+//! walking their whole depth, and amortised for its drops, see
+//! [`crate::ds::bids::fast_perc`]). No allocation once the buffer has reached its
+//! largest size. Measured per enqueue + dequeue pair in `BENCHMARKS.md` (`cargo bench
+//! -p linkshare-core --bench sched -- backlogged::keshav boxed::keshav`).
 //!
 //! # Verification
 //!
@@ -107,6 +108,7 @@
 //!   four structures: same schedule, same drops, the same as the ordered-set model;
 //!   `tests/service_order.rs` pins the default (uncounted) schedule by hash.
 
+mod active;
 pub mod bid;
 mod config;
 pub mod round;
@@ -150,7 +152,11 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
             deltas.into_iter().map(round::bytes_to_units).collect()
         };
         Ok(Keshav {
-            round: RoundNumber::new(tree.link_rate(), weights),
+            round: if S::COUNTED {
+                RoundNumber::counted(tree.link_rate(), weights)
+            } else {
+                RoundNumber::new(tree.link_rate(), weights)
+            },
             leaves: classes.iter().map(|c| c.is_leaf()).collect(),
             deltas,
             buffer: Bounded::new(classes.len(), config.limit),
@@ -188,8 +194,10 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         self.buffer.cost()
     }
 
-    /// Exchanges in the round number's heap so far (the spec's `round_heap_swaps`).
-    pub fn round_heap_exchanges(&self) -> u64 {
+    /// Exchanges in the round number's heap so far (the spec's `round_heap_swaps`), if
+    /// the buffer counts (then the round number is the paper's counted heap); `None`
+    /// for uncounted PERC.
+    pub fn round_heap_exchanges(&self) -> Option<u64> {
         self.round.heap_exchanges()
     }
 
@@ -329,10 +337,14 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             ("max_insert_ops", c.max_insert),
         ];
         let buffer = if S::COUNTED { &buffer[..] } else { &[] };
+        let round = self
+            .round
+            .heap_exchanges()
+            .map(|x| ("round_heap_exchanges", x));
         buffer
             .iter()
             .copied()
-            .chain([("round_heap_exchanges", self.round.heap_exchanges())])
+            .chain(round)
             .map(|(name, value)| DisciplineCounter {
                 class: None,
                 name,

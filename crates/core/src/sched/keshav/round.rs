@@ -59,9 +59,17 @@
 //! leaves (by its possibly stale key) is kept from the deletion test that stopped, so
 //! that an arrival before it compares one number and neither reads the heap nor
 //! multiplies (after an activation the next arrival runs the test, as the paper's
-//! every arrival does). Heap exchanges are counted
-//! ([`RoundNumber::heap_exchanges`], the spec's `round_heap_swaps`).
+//! every arrival does).
+//!
+//! "The heap" is one of two forms of the active set (`active.rs`): the paper's
+//! binary heap, whose exchanges are counted ([`RoundNumber::heap_exchanges`], the
+//! spec's `round_heap_swaps`), built by [`RoundNumber::counted`] for the cost study;
+//! or an uncounted 4-ary winner tree, built by [`RoundNumber::new`] for the packet
+//! path, where the re-keyed conversation (the smallest, its new key usually among the
+//! largest) costs one comparison per level instead of two. Both give the same round
+//! number and finish numbers (a unit test below runs them side by side).
 
+use super::active::{Active, ActiveTree};
 use crate::ds::MinHeap;
 use crate::units::{Bytes, Instant, Rate};
 
@@ -127,8 +135,9 @@ pub struct RoundNumber {
     weight: u128,
     /// Every conversation's `F^α` and weight, by index (one record: one cache miss).
     convs: Vec<Conv>,
-    /// The active conversations by `F^α`.
-    active: MinHeap<u128>,
+    /// The active conversations by `F^α` (a lower bound of it, see the
+    /// [module docs](self)).
+    active: Active,
     /// The work at which the heap's top leaves by its key (possibly stale, so a lower
     /// bound): `K_chk + (key − R_chk) · W`, or `u128::MAX` if the heap is empty or that
     /// exceeds `u128`; 0 after an activation (the next advance finds it). No
@@ -139,10 +148,22 @@ pub struct RoundNumber {
 
 impl RoundNumber {
     /// A round number on a link of `rate` for conversations `0..weights.len()` with the
-    /// given weights (each at least 1; 0 is taken as 1). `rate` must not exceed
+    /// given weights (each at least 1; 0 is taken as 1), its active conversations in the
+    /// uncounted tree (the packet path's; `active.rs`). `rate` must not exceed
     /// [`MAX_LINK_RATE`] (it is clamped to it).
     pub fn new(rate: Rate, weights: Vec<u64>) -> RoundNumber {
         let n = weights.len();
+        Self::with_active(rate, weights, Active::Uncounted(ActiveTree::new(n)))
+    }
+
+    /// [`RoundNumber::new`] with the active conversations in the paper's binary heap,
+    /// whose exchanges are counted ([`RoundNumber::heap_exchanges`]): for the cost study.
+    pub fn counted(rate: Rate, weights: Vec<u64>) -> RoundNumber {
+        let n = weights.len();
+        Self::with_active(rate, weights, Active::Counted(MinHeap::with_items(n)))
+    }
+
+    fn with_active(rate: Rate, weights: Vec<u64>, active: Active) -> RoundNumber {
         RoundNumber {
             work_per_ns: u128::from(rate.0.min(MAX_LINK_RATE.0)) * 256,
             k_chk: 0,
@@ -156,7 +177,7 @@ impl RoundNumber {
                     active: false,
                 })
                 .collect(),
-            active: MinHeap::with_items(n),
+            active,
             next_leave: u128::MAX,
         }
     }
@@ -195,15 +216,16 @@ impl RoundNumber {
             let f = conv.finish;
             if f != key {
                 // A stale key: the conversation has more to send; re-key it and look
-                // at the heap's top again.
-                self.active.update(c, f);
+                // at the smallest again. The round number has reached `key`, the
+                // smallest key: no key present or to come is below it.
+                self.active.rekey_min(c, f, key);
                 continue;
             }
             self.k_chk += w;
             self.r_chk = f;
             self.weight -= u128::from(conv.weight);
             self.convs[c as usize].active = false;
-            self.active.pop();
+            self.active.pop_min();
         };
     }
 
@@ -278,7 +300,9 @@ impl RoundNumber {
             weight,
             active: true,
         };
-        self.active.insert(c, f);
+        // Every key present is above `r` (the advance removed those it reached), and
+        // every key to come is at least `r`.
+        self.active.insert(c, f, r);
         // The slope changed: the next advance looks for the next departure.
         self.next_leave = 0;
         Arrival {
@@ -303,8 +327,9 @@ impl RoundNumber {
         self.active.len()
     }
 
-    /// Exchanges in the heap of active conversations so far.
-    pub fn heap_exchanges(&self) -> u64 {
+    /// Exchanges in the heap of active conversations so far, if it is the counted heap
+    /// ([`RoundNumber::counted`]); `None` otherwise.
+    pub fn heap_exchanges(&self) -> Option<u64> {
         self.active.exchanges()
     }
 }
@@ -333,6 +358,41 @@ mod tests {
         assert_eq!(r.at(Instant(250)), b(150), "frozen while empty");
         let c = r.arrive(Instant(300), 0, 10);
         assert_eq!(c.finish, b(160), "F = R + P after an idle period");
+    }
+
+    /// The uncounted tree and the counted heap give the same round number: a
+    /// pseudo-random run of arrivals (clock steps from none to several packet times,
+    /// weights 1 to 3, some conversations sending far more than their share), the same
+    /// arrival results, round numbers, active sets and finish numbers after each.
+    #[test]
+    fn uncounted_tree_and_counted_heap_agree() {
+        let weights = vec![1, 2, 3, 1, 1, 2, 1, 1, 1, 3, 1, 2];
+        let n = weights.len() as u64;
+        let rate = Rate(8_000_000_000);
+        let mut fast = RoundNumber::new(rate, weights.clone());
+        let mut counted = RoundNumber::counted(rate, weights);
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut now = 0u64;
+        for _ in 0..50_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            now += [0, 0, 0, 40, 700, 3_000, 20_000][(state % 7) as usize];
+            // Conversations 0 and 1 send four times as often as the others.
+            let c = (state >> 8) % (n + 6);
+            let c = if c >= n { (c - n) % 2 } else { c } as u32;
+            let len = 40 + (state >> 16) % 1_460;
+            let at = Instant(now);
+            assert_eq!(fast.arrive(at, c, len), counted.arrive(at, c, len));
+            assert_eq!(fast.at(at), counted.at(at));
+            assert_eq!(fast.active_count(), counted.active_count());
+            for d in 0..n as u32 {
+                assert_eq!(fast.is_active(d), counted.is_active(d));
+                assert_eq!(fast.finish_of(d), counted.finish_of(d));
+            }
+        }
+        assert!(counted.heap_exchanges().is_some_and(|x| x > 0));
+        assert_eq!(fast.heap_exchanges(), None);
     }
 
     /// `arrive_if_active` answers exactly when `arrive` would not read `R` (an active
