@@ -149,22 +149,29 @@ impl WinnerTree {
     pub fn replay(&mut self, i: usize, e: u128, lt: impl Fn(u128, u128) -> bool) {
         let mut j = self.internal + i;
         let mut win = e;
-        loop {
-            let p = j + 3;
-            let line = &mut self.lines[p >> 2];
-            let s = p & 3;
-            line.set(s, win);
-            if j == 0 {
-                return;
-            }
-            for k in 1..4 {
-                let other = line.get(s ^ k);
-                if lt(other, win) {
-                    win = other;
-                }
-            }
+        while j != 0 {
+            win = self.set_and_challenge(j, win, &lt);
             j = (j - 1) >> 2;
         }
+        self.put(0, win);
+    }
+
+    /// Stores `win` at node `j` (not the root) and returns the smallest under `lt` of it
+    /// and its three siblings: what their parent holds.
+    #[inline(always)]
+    fn set_and_challenge(&mut self, j: usize, win: u128, lt: &impl Fn(u128, u128) -> bool) -> u128 {
+        let p = j + 3;
+        let line = &mut self.lines[p >> 2];
+        let s = p & 3;
+        line.set(s, win);
+        let mut win = win;
+        for k in 1..4 {
+            let other = line.get(s ^ k);
+            if lt(other, win) {
+                win = other;
+            }
+        }
+        win
     }
 
     /// [`WinnerTree::replay`] in the order of the entries as numbers, in straight-line
@@ -241,25 +248,14 @@ impl WinnerTree {
     ) {
         let mut j = self.internal + i;
         let mut win = e;
-        loop {
-            let p = j + 3;
-            let line = &mut self.lines[p >> 2];
-            let s = p & 3;
-            line.set(s, win);
-            if j == 0 {
-                return;
-            }
-            for k in 1..4 {
-                let other = line.get(s ^ k);
-                if lt(other, win) {
-                    win = other;
-                }
-            }
+        while j != 0 {
+            win = self.set_and_challenge(j, win, &lt);
             j = (j - 1) >> 2;
             if self.get(j) == win && (win == EMPTY || item(win) != i) {
                 return;
             }
         }
+        self.put(0, win);
     }
 
     /// Calls `f` with whether the node is a leaf and its entry, for every node that
@@ -467,11 +463,9 @@ mod tests {
         let mut t = WinnerTree::new(capacity);
         let mut model: BTreeSet<(u64, usize)> = BTreeSet::new();
         let mut present = vec![false; capacity];
-        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = crate::workload::Prng(0x9e37_79b9_7f4a_7c15);
         for step in 0..60_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let i = (x % capacity as u64) as usize;
             if x % 3 == 0 && !present[i] && model.len() < 3_000 {
                 let k = step + (x >> 40) % 5_000;

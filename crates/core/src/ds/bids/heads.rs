@@ -620,17 +620,17 @@ mod tests {
     }
 
     /// Fair-queueing-like tags that drift far beyond both bases' reach (bids by 2^60 and
-    /// sequence numbers by 2^27 per step): keys saturate, rebases bring them back, and
-    /// at the end every key is exact again.
+    /// sequence numbers by 2^27 per step): keys saturate and rebases bring them back,
+    /// the order matching the model throughout. Rebases are lazy, so keys may still be
+    /// inexact when the drift ends (one is, in this sequence); emptying the structure
+    /// then brings the count of inexact keys back to zero.
     #[test]
     fn rebases_follow_drifting_tags() {
         let mut ops = Vec::new();
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = crate::workload::Prng(0x2545_f491_4f6c_dd1d);
         let (mut bid, mut seq) = (0u128, 0u64);
         for step in 0..20_000u64 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next_u64();
             bid += 1 << 60;
             seq += 1 << 27;
             let t = Tag::new(bid + u128::from(state % 1000), seq + step);
@@ -640,8 +640,11 @@ mod tests {
                 _ => Op::PopMin,
             });
         }
-        let h = against_ordered_set(&ops).expect("matches the model");
-        assert!(h.bid_base > 0 && h.seq_base > 0, "rebased");
-        assert_eq!(h.inexact, 0, "every key exact after the last rebase");
+        let drifted = against_ordered_set(&ops).expect("matches the model");
+        assert!(drifted.bid_base > 0 && drifted.seq_base > 0, "rebased");
+        assert!(drifted.inexact > 0, "inexact keys left by the drift");
+        ops.extend((0..=CONVS).map(|_| Op::PopMin));
+        let emptied = against_ordered_set(&ops).expect("matches the model");
+        assert_eq!((emptied.len(), emptied.inexact), (0, 0));
     }
 }

@@ -387,13 +387,8 @@ mod tests {
     #[test]
     fn large_heaps_match_ordered_sets() {
         let items = 3 * SELECT_BELOW as u32;
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::workload::Prng(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.next_u64();
         let ops: Vec<Op> = (0..6 * items)
             .map(|_| {
                 let (r, item) = (next(), (next() % u64::from(items)) as u32);

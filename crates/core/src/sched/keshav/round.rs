@@ -371,12 +371,10 @@ mod tests {
         let rate = Rate(8_000_000_000);
         let mut fast = RoundNumber::new(rate, weights.clone());
         let mut counted = RoundNumber::counted(rate, weights);
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = crate::workload::Prng(0x2545_f491_4f6c_dd1d);
         let mut now = 0u64;
         for _ in 0..50_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next_u64();
             now += [0, 0, 0, 40, 700, 3_000, 20_000][(state % 7) as usize];
             // Conversations 0 and 1 send four times as often as the others.
             let c = (state >> 8) % (n + 6);
@@ -402,12 +400,10 @@ mod tests {
     #[test]
     fn arrive_if_active_is_arrive_where_it_answers() {
         let mut r = RoundNumber::new(Rate(8_000_000_000), vec![1, 2, 3, 1, 1, 2]);
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = crate::workload::Prng(0x9e37_79b9_7f4a_7c15);
         let (mut now, mut answered) = (0u64, 0);
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next_u64();
             now += [0, 0, 0, 40, 700, 3_000][(state % 6) as usize];
             let (c, len) = ((state >> 8) as u32 % 6, 40 + (state >> 16) % 1_460);
             let before = r.clone();
