@@ -316,17 +316,14 @@ struct Exp2 {
 
 const EXP2_CLASSES: [&str; 3] = ["A1", "B2", "C"];
 
-/// Whether this machine carried the experiment's rates in this run, judged by the
-/// kernel's own HTB: while the third class sends, each class's rate within ±5 % of the
-/// simulated one. A virtual machine whose CPUs are taken away for milliseconds at a
+/// Whether this machine carried the experiment in this run, judged by the kernel's own
+/// HTB missing what it was given (`missed`, from [`missed_guarantees`] and
+/// [`missed_link`]): a virtual machine whose CPUs are taken away for milliseconds at a
 /// time (the hypervisor's other guests) loses HTB tokens in the kernel and in the
 /// shaper alike, and then a comparison says nothing about the shaper; the test prints
-/// why and judges nothing. Once CI's kernel HTB got 27.1 of 30 Mbit/s.
-fn machine_kept_up(kernel: Exp2, simulated: Exp2, classes: [&str; 3]) -> bool {
-    let missed: Vec<String> = (kernel.c_on.iter().zip(simulated.c_on).zip(classes))
-        .filter(|((k, s), _)| (*k / s - 1.0).abs() > 0.05)
-        .map(|((k, s), c)| format!("{c} {k:.2} of {s:.2} Mbit/s"))
-        .collect();
+/// why and judges nothing. Once CI's kernel HTB got 27.1 of 30 Mbit/s, and once, in a
+/// clean clone's `.ci/run`, 92.2 of 100 with the third class idle.
+fn machine_kept_up(missed: Vec<String>) -> bool {
     if !missed.is_empty() {
         eprintln!(
             "inconclusive, not judged: the kernel's own HTB missed its rates by more than 5 % \
@@ -335,6 +332,30 @@ fn machine_kept_up(kernel: Exp2, simulated: Exp2, classes: [&str; 3]) -> bool {
         );
     }
     missed.is_empty()
+}
+
+/// The classes whose rate under the kernel's HTB, while the third class sends, is more
+/// than 5 % from the simulated one.
+fn missed_guarantees(kernel: Exp2, simulated: Exp2, classes: [&str; 3]) -> Vec<String> {
+    (kernel.c_on.iter().zip(simulated.c_on).zip(classes))
+        .filter(|((k, s), _)| (*k / s - 1.0).abs() > 0.05)
+        .map(|((k, s), c)| format!("{c} {k:.2} of {s:.2} Mbit/s"))
+        .collect()
+}
+
+/// While the third class idles, the other two classes' sum under the kernel's HTB (the
+/// link), if it is more than 5 % from the simulated sum.
+fn missed_link(kernel: Exp2, simulated: Exp2, classes: [&str; 3]) -> Option<String> {
+    let (k, s) = (
+        kernel.c_off[0] + kernel.c_off[1],
+        simulated.c_off[0] + simulated.c_off[1],
+    );
+    ((k / s - 1.0).abs() > 0.05).then(|| {
+        format!(
+            "{} idle: {}+{} {k:.2} of {s:.2} Mbit/s",
+            classes[2], classes[0], classes[1]
+        )
+    })
 }
 
 /// Sends the experiment's traffic for 10 s: A1, B2 and C at 60 Mbit/s each, C only in
@@ -536,7 +557,7 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
     }
     let (real, sim) = (rows[0].1, rows[2].1);
     if let Some((_, kernel)) = rows.get(4)
-        && !machine_kept_up(*kernel, sim, EXP2_CLASSES)
+        && !machine_kept_up(missed_guarantees(*kernel, sim, EXP2_CLASSES))
     {
         return;
     }
@@ -683,7 +704,14 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
             r.c_on[0], r.c_on[1], r.c_on[2], r.c_off[0], r.c_off[1], r.c_off[2]
         );
     }
-    if !machine_kept_up(kernel, simulated, LEAVES) {
+    // Every rate below is judged against the kernel's, in both phases.
+    let missed = missed_guarantees(kernel, simulated, LEAVES);
+    if !machine_kept_up(
+        missed
+            .into_iter()
+            .chain(missed_link(kernel, simulated, LEAVES))
+            .collect(),
+    ) {
         return;
     }
     for (other, what) in [(shaped, "shaper"), (simulated, "simulator")] {
