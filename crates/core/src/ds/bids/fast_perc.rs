@@ -28,7 +28,10 @@
 //! structures return (`tests/bid_queues.rs`, `tests/keshav.rs`). A tag smaller than its
 //! conversation's tail (which fair queueing never produces) is placed in order by
 //! scanning the FIFO back from its tail, so that the structure stays correct on any
-//! input.
+//! input. Keshav FQ, whose bids grow within a conversation, inserts with
+//! [`BidQueue::insert_newest`], which appends without comparing with the tail: an
+//! arrival then does not read the item of its conversation's previous packet, most
+//! often out of the first cache level by then (`BENCHMARKS.md`, Keshav's sixth pass).
 //!
 //! Cost: O(log N) per operation, N the conversations (the heads' tree walks the
 //! depth of its capacity; the max-heap's operations are in the conversations with
@@ -102,6 +105,25 @@ impl<V> FastPerc<V> {
         item.into_entry(c)
     }
 
+    /// Inserts `e`, whose tag is not above its conversation's tail, in order inside the
+    /// FIFO (never in fair queueing: see the [module docs](self)).
+    #[cold]
+    fn insert_inside(&mut self, e: Entry<V>) {
+        let Entry {
+            tag,
+            conv: c,
+            size,
+            value,
+        } = e;
+        let q = &mut self.queues[c as usize];
+        self.len += 1;
+        let at = q.partition_point(|i| i.tag < tag);
+        q.insert(at, Item { tag, size, value });
+        if at == 0 {
+            self.heads.set(c, tag, &head_tag(&self.queues));
+        }
+    }
+
     /// After an insertion whose conversation's tail is now `tag`: keeps the max-heap,
     /// or stops keeping it after a quiet period (see the [module docs](self)).
     #[inline(always)]
@@ -155,6 +177,17 @@ impl<V> BidQueue<V> for FastPerc<V> {
     /// [`BidQueue::new`] (Keshav FQ's are its classes).
     #[inline]
     fn insert(&mut self, e: Entry<V>) {
+        let q = &self.queues[e.conv as usize];
+        match q.back() {
+            Some(tail) if tail.tag >= e.tag => self.insert_inside(e),
+            _ => self.insert_newest(e),
+        }
+    }
+
+    /// Appends `e` to its conversation's FIFO without reading the FIFO's tail (the
+    /// caller's guarantee, checked in debug builds).
+    #[inline]
+    fn insert_newest(&mut self, e: Entry<V>) {
         let Entry {
             tag,
             conv: c,
@@ -162,30 +195,19 @@ impl<V> BidQueue<V> for FastPerc<V> {
             value,
         } = e;
         let q = &mut self.queues[c as usize];
+        debug_assert!(q.back().is_none_or(|t| t.tag < tag), "not the newest");
         self.len += 1;
         // Grow before building the item, so that the item is not kept across the
         // growth call inside `push_back` (on the stack, then copied).
         if q.len() == q.capacity() {
             q.reserve(1);
         }
-        match q.back() {
-            None => {
-                q.push_back(Item { tag, size, value });
-                self.heads.push(c, tag, &head_tag(&self.queues));
-                self.tail_rose(c, tag);
-            }
-            Some(tail) if tail.tag < tag => {
-                q.push_back(Item { tag, size, value });
-                self.tail_rose(c, tag);
-            }
-            Some(_) => {
-                let at = q.partition_point(|i| i.tag < tag);
-                q.insert(at, Item { tag, size, value });
-                if at == 0 {
-                    self.heads.set(c, tag, &head_tag(&self.queues));
-                }
-            }
+        let was_empty = q.is_empty();
+        q.push_back(Item { tag, size, value });
+        if was_empty {
+            self.heads.push(c, tag, &head_tag(&self.queues));
         }
+        self.tail_rose(c, tag);
     }
 
     #[inline]
@@ -291,8 +313,15 @@ mod tests {
                         if model.iter().any(|&(t, _)| t == tag) {
                             continue;
                         }
+                        // Above every tag of its conversation: either way in.
+                        let newest = model.iter().all(|&(t, d)| d != c || t < tag);
                         model.insert((tag, c));
-                        q.insert(Entry { tag, conv: c, size: 1, value: n as u64 });
+                        let e = Entry { tag, conv: c, size: 1, value: n as u64 };
+                        if newest && n % 2 == 0 {
+                            q.insert_newest(e);
+                        } else {
+                            q.insert(e);
+                        }
                     }
                     Op::PopMin => {
                         let want = model.pop_first();

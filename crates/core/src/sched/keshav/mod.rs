@@ -270,8 +270,9 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
         }
         let mut arrival = None;
         let arrived = &mut arrival;
-        // The arrival is known by its sequence number (unique per packet).
-        self.buffer.insert(e, move |v| {
+        // The arrival is known by its sequence number (unique per packet). Its tag is
+        // the largest of its conversation's so far ([`bid`]).
+        self.buffer.insert_newest(e, move |v| {
             if v.tag.seq() == seq {
                 *arrived = Some(v.value);
             } else {
