@@ -24,8 +24,11 @@ use std::collections::VecDeque;
 use super::{BidQueue, Entry, Ops, Tag};
 use crate::ds::counted_heap::{MaxHeap, MinHeap};
 
-/// A buffered packet without its conversation (the FIFO says it).
+/// A buffered packet without its conversation (the FIFO says it). The tag comes first
+/// (`repr(C)`): removing a FIFO's head reads the head and then the next item's tag,
+/// adjacent bytes that then span at most two cache lines.
 #[derive(Debug)]
+#[repr(C)]
 pub(super) struct Item<V> {
     pub(super) tag: Tag,
     pub(super) size: u32,
