@@ -8,7 +8,7 @@
 //! | [`Ring`] | intrusive round-robin ring, O(1) removal from any position | DRR, strict priority, CBQ |
 //! | [`ClassQueues`]: [`DequeQueues`]; [`SlotPool`] with [`QueueEnds`] | per-class FIFO queues of packets: a deque per class; or one pool of slots, each queue's ends kept by the caller | HLS, HDRR, HTB (deques); H-FSC (the pool, the ends in its leaf records) |
 //! | [`CountedHeap`] ([`MinHeap`], [`MaxHeap`]) | binary heap of any key that counts exchanges, the unit of Keshav's cost study | Keshav FQ's round number when its buffer counts; the double heap and PERC of [`bids`] |
-//! | [`WinnerTree`] | winner (tournament) tree of `u128` entries in fixed slots, four children to a cache line: the smallest in O(1), re-keyed or removed in three branch-free comparisons a level, an entry added or lowered in one | the heads of [`bids::heads::HeadTree`]; the round number's active conversations when the buffer does not count |
+//! | [`WinnerTree`] | winner (tournament) tree of `u128` entries in fixed slots, four children to a cache line: the smallest in O(1), re-keyed or removed in three branch-free comparisons a level, an entry added or lowered in one | the heads of [`bids::heads::HeadTree`] |
 //! | [`bids`]: LINK, TREE, HEAP, PERC behind [`bids::BidQueue`] | the four buffer structures of Keshav's study, each counting its elementary operations, with its record/replay harness; PERC uncounted for the packet path, its heads in [`bids::heads::HeadTree`] (compact keys over exact tags, in a [`WinnerTree`]) | Keshav FQ; the heads also WFQ, SCFQ, STFQ |
 //!
 //! Where several structures fill one role, a trait names the role ([`ClassQueues`]), so

@@ -5,9 +5,8 @@
 //! cache line, so a walk reads one line per level, and half as many levels as a binary
 //! tree's.
 //!
-//! It is the shape of the packet path's priority queues of *conversations* (fair
-//! queueing's conversations by head tag, [`super::bids::heads`]; the round number's
-//! active conversations by finish number, [`crate::sched::keshav::round`]), where the
+//! It is the shape of the packet path's priority queue of *conversations* (fair
+//! queueing's conversations by head tag, [`super::bids::heads`]), where the
 //! entry that changes is usually the smallest and its new value usually among the
 //! largest. A heap sifts that entry down, each level's step depending on the previous
 //! one's comparisons; here the path is the slot's own, known in advance, and a level

@@ -56,8 +56,8 @@
 //! # Cost
 //!
 //! O(log n) per packet: a [`HeadTree`] of backlogged leaves by head tag (Keshav FQ's,
-//! compact keys over the exact tags), plus for `wfq` the round number's heap
-//! (amortised O(log n)). No allocation after warm-up.
+//! compact keys over the exact tags), plus for `wfq` the round number (amortised
+//! O(log n), its active leaves in buckets of round number, `keshav/buckets.rs`). No allocation after warm-up.
 
 use std::collections::VecDeque;
 
@@ -122,7 +122,12 @@ struct SelfClock {
     max_finish: u128,
 }
 
+/// The virtual clock: WFQ's exact GPS round number, or the self-clocked one. One per
+/// scheduler, built once and never moved on the packet path, so the variants' sizes
+/// differing (the round number keeps its buckets' bitmap inline, read on every
+/// re-key) costs nothing.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 enum Clock {
     Gps(RoundNumber),
     SelfClocked(SelfClock),

@@ -58,8 +58,9 @@
 //! uncounted PERC reports nothing for the buffer (its drops are in the link's drop
 //! counters as every discipline's). The round number's active conversations are in
 //! the paper's binary heap when the buffer counts, its exchanges reported
-//! (`round_heap_exchanges`); with uncounted PERC they are in an uncounted winner tree
-//! (`active.rs`; the same round number, see [`round`]) and nothing is reported.
+//! (`round_heap_exchanges`); with uncounted PERC they are in uncounted buckets of
+//! round number (`buckets.rs`; the same round number, see [`round`]) and nothing is
+//! reported.
 //!
 //! # Deviations
 //!
@@ -86,8 +87,8 @@
 //!
 //! Per packet: O(log n) for the round number (amortised, [`round`]) plus the buffer
 //! structure's insert and `get_min` (PERC: O(log n) in the conversations with buffered
-//! packets; uncounted PERC: O(log n) in all the conversations, its winner trees
-//! walking their whole depth, and amortised for its drops, see
+//! packets; uncounted PERC: O(log n) in all the conversations, its heads' winner tree
+//! walking its whole depth, and amortised for its drops, see
 //! [`crate::ds::bids::fast_perc`]). No allocation once the buffer has reached its
 //! largest size. Measured per enqueue + dequeue pair in `BENCHMARKS.md` (`cargo bench
 //! -p linkshare-core --bench sched -- backlogged::keshav boxed::keshav`).
@@ -110,6 +111,7 @@
 
 mod active;
 pub mod bid;
+mod buckets;
 mod config;
 pub mod round;
 

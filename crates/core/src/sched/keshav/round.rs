@@ -51,7 +51,8 @@
 //! an active conversation only writes its new `F^α`; the heap keeps the older, smaller
 //! key — still a lower bound — until the conversation reaches the heap's top and the
 //! deletion test passes on that key: then it is re-keyed to its true `F^α` (one
-//! O(log n) sift) and the test runs again. The round number and the deletions are
+//! O(log n) sift in the paper's heap, O(1) into a bucket in the packet path's form) and
+//! the test runs again. The round number and the deletions are
 //! exactly the paper's; the work is O(1) per arrival to an active conversation, O(log n)
 //! per activation, per re-keying (at most one per arrival) and per conversation leaving
 //! (at most one per activation): amortised O(log n) per packet, and O(1) while the
@@ -64,12 +65,14 @@
 //! "The heap" is one of two forms of the active set (`active.rs`): the paper's
 //! binary heap, whose exchanges are counted ([`RoundNumber::heap_exchanges`], the
 //! spec's `round_heap_swaps`), built by [`RoundNumber::counted`] for the cost study;
-//! or an uncounted 4-ary winner tree, built by [`RoundNumber::new`] for the packet
-//! path, where the re-keyed conversation (the smallest, its new key usually among the
-//! largest) costs one comparison per level instead of two. Both give the same round
-//! number and finish numbers (a unit test below runs them side by side).
+//! or uncounted buckets of round number with the nearest conversations in a small
+//! exact heap, built by [`RoundNumber::new`] for the packet path, where the re-keyed
+//! conversation (the smallest, its new key usually among the largest) usually moves to
+//! a later bucket in O(1). Both give the same round number and finish numbers (a unit
+//! test below runs them side by side).
 
-use super::active::{Active, ActiveTree};
+use super::active::Active;
+use super::buckets::ActiveBuckets;
 use crate::ds::MinHeap;
 use crate::units::{Bytes, Instant, Rate};
 
@@ -153,7 +156,12 @@ impl RoundNumber {
     /// [`MAX_LINK_RATE`] (it is clamped to it).
     pub fn new(rate: Rate, weights: Vec<u64>) -> RoundNumber {
         let n = weights.len();
-        Self::with_active(rate, weights, Active::Uncounted(ActiveTree::new(n)))
+        let w_max = weights.iter().copied().max().unwrap_or(1);
+        Self::with_active(
+            rate,
+            weights,
+            Active::Uncounted(ActiveBuckets::new(n, w_max)),
+        )
     }
 
     /// [`RoundNumber::new`] with the active conversations in the paper's binary heap,
@@ -202,7 +210,8 @@ impl RoundNumber {
     #[inline(never)]
     fn leave(&mut self, k: u128) {
         self.next_leave = loop {
-            let Some((c, key)) = self.active.peek() else {
+            let convs = &self.convs;
+            let Some((c, key)) = self.active.peek(|c| convs[c as usize].finish) else {
                 break u128::MAX;
             };
             let to_go = key.saturating_sub(self.r_chk);
@@ -218,7 +227,7 @@ impl RoundNumber {
                 // A stale key: the conversation has more to send; re-key it and look
                 // at the smallest again. The round number has reached `key`, the
                 // smallest key: no key present or to come is below it.
-                self.active.rekey_min(c, f, key);
+                self.active.rekey_min(c, f);
                 continue;
             }
             self.k_chk += w;
@@ -302,7 +311,7 @@ impl RoundNumber {
         };
         // Every key present is above `r` (the advance removed those it reached), and
         // every key to come is at least `r`.
-        self.active.insert(c, f, r);
+        self.active.insert(c, f);
         // The slope changed: the next advance looks for the next departure.
         self.next_leave = 0;
         Arrival {
@@ -360,18 +369,30 @@ mod tests {
         assert_eq!(c.finish, b(160), "F = R + P after an idle period");
     }
 
-    /// The uncounted tree and the counted heap give the same round number: a
+    /// The uncounted buckets and the counted heap give the same round number: a
     /// pseudo-random run of arrivals (clock steps from none to several packet times,
-    /// weights 1 to 3, some conversations sending far more than their share), the same
-    /// arrival results, round numbers, active sets and finish numbers after each.
+    /// some conversations sending far more than their share), the same arrival results,
+    /// round numbers, active sets and finish numbers after each. Weights 1 to 3, then
+    /// weights 1 to 1 000 (the light conversations' finish numbers far beyond the
+    /// buckets' ring, whose width the heaviest sets).
     #[test]
-    fn uncounted_tree_and_counted_heap_agree() {
-        let weights = vec![1, 2, 3, 1, 1, 2, 1, 1, 1, 3, 1, 2];
+    fn uncounted_buckets_and_counted_heap_agree() {
+        agree(
+            vec![1, 2, 3, 1, 1, 2, 1, 1, 1, 3, 1, 2],
+            0x2545_f491_4f6c_dd1d,
+        );
+        agree(
+            vec![1_000, 1, 7, 1_000, 1, 30, 1, 1_000, 2, 1],
+            0x9e37_79b9_7f4a_7c15,
+        );
+    }
+
+    fn agree(weights: Vec<u64>, seed: u64) {
         let n = weights.len() as u64;
         let rate = Rate(8_000_000_000);
         let mut fast = RoundNumber::new(rate, weights.clone());
         let mut counted = RoundNumber::counted(rate, weights);
-        let mut rng = crate::workload::Prng(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::workload::Prng(seed);
         let mut now = 0u64;
         for _ in 0..50_000 {
             let state = rng.next_u64();
