@@ -152,7 +152,7 @@ pub struct RoundNumber {
 impl RoundNumber {
     /// A round number on a link of `rate` for conversations `0..weights.len()` with the
     /// given weights (each at least 1; 0 is taken as 1), its active conversations in the
-    /// uncounted tree (the packet path's; `active.rs`). `rate` must not exceed
+    /// uncounted buckets (the packet path's; `buckets.rs`). `rate` must not exceed
     /// [`MAX_LINK_RATE`] (it is clamped to it).
     pub fn new(rate: Rate, weights: Vec<u64>) -> RoundNumber {
         let n = weights.len();
