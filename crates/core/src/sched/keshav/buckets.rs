@@ -91,7 +91,9 @@ pub(super) struct ActiveBuckets {
 impl ActiveBuckets {
     /// An empty set for conversations `0..capacity`, whose largest weight is `w_max`.
     pub(super) fn new(capacity: usize, w_max: u64) -> ActiveBuckets {
-        let width = (BUCKET_WORK / u128::from(w_max.max(1))).max(1);
+        // At least 2 units, so that a bucket number (at most `2^127 − 1`) plus the
+        // ring's length never overflows `u128`, even for saturated finish numbers.
+        let width = (BUCKET_WORK / u128::from(w_max.max(1))).max(2);
         ActiveBuckets {
             near: BinaryHeap::with_capacity(capacity),
             first: vec![NONE; BUCKETS],
@@ -296,6 +298,27 @@ mod tests {
             3 => Just(Op::Reach),
             1 => (0u8..=4).prop_map(Op::Advance),
         ]
+    }
+
+    /// Keys at the top of the `u128` range with the narrowest buckets (the largest
+    /// weight): every conversation still comes out, smallest first, without overflow.
+    #[test]
+    fn saturated_keys_come_out_in_order() {
+        let mut t = ActiveBuckets::new(4, u64::MAX);
+        let keys = [5, u128::MAX, u128::MAX - 3, u128::MAX - (1 << 70)];
+        for (c, &k) in keys.iter().enumerate() {
+            t.insert(c as u32, k);
+        }
+        let mut out = Vec::new();
+        while let Some((c, k)) = t.peek(|c| keys[c as usize]) {
+            assert_eq!(k, keys[c as usize], "the exact finish number");
+            out.push(k);
+            t.pop_min();
+        }
+        let mut want = keys.to_vec();
+        want.sort();
+        assert_eq!(out, want);
+        assert_eq!(t.len(), 0);
     }
 
     proptest! {
