@@ -109,16 +109,11 @@ impl<V> FastPerc<V> {
     /// FIFO (never in fair queueing: see the [module docs](self)).
     #[cold]
     fn insert_inside(&mut self, e: Entry<V>) {
-        let Entry {
-            tag,
-            conv: c,
-            size,
-            value,
-        } = e;
+        let (c, tag) = (e.conv, e.tag);
         let q = &mut self.queues[c as usize];
         self.len += 1;
         let at = q.partition_point(|i| i.tag < tag);
-        q.insert(at, Item { tag, size, value });
+        q.insert(at, Item::of(e));
         if at == 0 {
             self.heads.set(c, tag, &head_tag(&self.queues));
         }
@@ -188,12 +183,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
     /// caller's guarantee, checked in debug builds).
     #[inline]
     fn insert_newest(&mut self, e: Entry<V>) {
-        let Entry {
-            tag,
-            conv: c,
-            size,
-            value,
-        } = e;
+        let (c, tag) = (e.conv, e.tag);
         let q = &mut self.queues[c as usize];
         debug_assert!(q.back().is_none_or(|t| t.tag < tag), "not the newest");
         self.len += 1;
@@ -203,7 +193,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
             q.reserve(1);
         }
         let was_empty = q.is_empty();
-        q.push_back(Item { tag, size, value });
+        q.push_back(Item::of(e));
         if was_empty {
             self.heads.push(c, tag, &head_tag(&self.queues));
         }

@@ -36,6 +36,16 @@ pub(super) struct Item<V> {
 }
 
 impl<V> Item<V> {
+    /// The item of entry `e` (its conversation is the FIFO's).
+    #[inline]
+    pub(super) fn of(e: Entry<V>) -> Item<V> {
+        Item {
+            tag: e.tag,
+            size: e.size,
+            value: e.value,
+        }
+    }
+
     /// The entry of conversation `conv` this item holds.
     #[inline]
     pub(super) fn into_entry(self, conv: u32) -> Entry<V> {
@@ -112,39 +122,35 @@ impl<V> BidQueue<V> for PerConversation<V> {
 
     #[inline]
     fn insert(&mut self, e: Entry<V>) {
-        let c = e.conv;
+        let (c, tag) = (e.conv, e.tag);
         if c as usize >= self.queues.len() {
             self.queues.resize_with(c as usize + 1, VecDeque::new);
         }
         let before = self.exchanges();
         let q = &mut self.queues[c as usize];
-        let item = Item {
-            tag: e.tag,
-            size: e.size,
-            value: e.value,
-        };
+        let item = Item::of(e);
         self.len += 1;
         // The tail's tag is read from the max-heap, which is small and hot, rather than
         // from the FIFO's last packet.
         match self.tails.key_of(c) {
             None => {
                 q.push_back(item);
-                self.heads.insert(c, e.tag);
-                self.tails.insert(c, e.tag);
+                self.heads.insert(c, tag);
+                self.tails.insert(c, tag);
             }
-            Some(tail) if tail < e.tag => {
+            Some(tail) if tail < tag => {
                 q.push_back(item);
-                self.tails.rise(c, e.tag);
+                self.tails.rise(c, tag);
             }
             Some(_) => {
                 let mut at = q.len();
-                while at > 0 && q[at - 1].tag > e.tag {
+                while at > 0 && q[at - 1].tag > tag {
                     at -= 1;
                     self.ops.insert += 1;
                 }
                 q.insert(at, item);
                 if at == 0 {
-                    self.heads.rise(c, e.tag);
+                    self.heads.rise(c, tag);
                 }
             }
         }

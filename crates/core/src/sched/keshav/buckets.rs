@@ -210,9 +210,8 @@ impl ActiveBuckets {
         let mut held = NONE;
         let mut nearest = u128::MAX;
         while self.near.is_empty() {
-            let far = self.first_far();
-            match far {
-                Some((_, bucket)) if bucket <= nearest => {}
+            let (i, bucket) = match self.first_far() {
+                Some((i, bucket)) if bucket <= nearest => (i, bucket),
                 _ if held == NONE => return,
                 _ => {
                     // No far bucket before the nearest held one: go to it.
@@ -221,8 +220,7 @@ impl ActiveBuckets {
                     nearest = u128::MAX;
                     continue;
                 }
-            }
-            let Some((i, bucket)) = far else { return };
+            };
             let mut c = self.first[i];
             self.first[i] = NONE;
             self.occupied[i / 64] &= !(1 << (i % 64));

@@ -225,8 +225,7 @@ impl RoundNumber {
             let f = conv.finish;
             if f != key {
                 // A stale key: the conversation has more to send; re-key it and look
-                // at the smallest again. The round number has reached `key`, the
-                // smallest key: no key present or to come is below it.
+                // at the smallest again.
                 self.active.rekey_min(c, f);
                 continue;
             }
@@ -309,8 +308,6 @@ impl RoundNumber {
             weight,
             active: true,
         };
-        // Every key present is above `r` (the advance removed those it reached), and
-        // every key to come is at least `r`.
         self.active.insert(c, f);
         // The slope changed: the next advance looks for the next departure.
         self.next_leave = 0;
