@@ -223,13 +223,7 @@ fn one_tcp_flow_fills_a_50mbit_link() {
     };
     let dir = TempDir::new("shape-tcp1");
     let shaper = start(&bed, &dir, ONE_CLASS_TCP);
-    let _server = iperf_server(&bed, 5201);
-    let client = iperf_client(&bed, 5201, &["-t", "8", "-O", "1", "-J"]);
-    let out = client.wait().expect("iperf3 ends");
-    let report: Value = serde_json::from_slice(&out.stdout).expect("iperf3 -J output");
-    let bps = report["end"]["sum_received"]["bits_per_second"]
-        .as_f64()
-        .unwrap();
+    let bps = one_tcp_flow_goodput(&bed);
     let (summary, _) = stop(shaper);
     assert_conserved(&summary);
     eprintln!(
@@ -237,11 +231,55 @@ fn one_tcp_flow_fills_a_50mbit_link() {
         bps / 1e6,
         bps / 50e6 * 100.0
     );
+    if bps < 0.9 * 50e6 {
+        // Short: judge only if the kernel's own HTB, on the same machine now, does
+        // better (see `machine_kept_up`).
+        let kernel = kernel_htb_tcp_goodput(&bed);
+        eprintln!(
+            "the kernel's HTB at 50 Mbit/s, just after: {:.2} Mbit/s goodput",
+            kernel / 1e6
+        );
+        let missed = (kernel < 0.9 * 50e6)
+            .then(|| format!("one TCP flow got {:.2} of 50 Mbit/s", kernel / 1e6));
+        if !machine_kept_up(missed.into_iter().collect()) {
+            return;
+        }
+    }
     assert!(
         bps >= 0.9 * 50e6,
         "TCP reached only {:.2} Mbit/s of 50",
         bps / 1e6
     );
+}
+
+/// Goodput in bit/s of one 8-second TCP flow from client to server (iperf3, the first
+/// second omitted), through whatever forwards between them.
+fn one_tcp_flow_goodput(bed: &Testbed) -> f64 {
+    let _server = iperf_server(bed, 5201);
+    let client = iperf_client(bed, 5201, &["-t", "8", "-O", "1", "-J"]);
+    let out = client.wait().expect("iperf3 ends");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("iperf3 -J output");
+    report["end"]["sum_received"]["bits_per_second"]
+        .as_f64()
+        .unwrap()
+}
+
+/// [`one_tcp_flow_goodput`] through the kernel's own HTB at 50 Mbit/s on `so` (one
+/// class, the bridge forwarding), as [`ONE_CLASS_TCP`] configures the shaper.
+fn kernel_htb_tcp_goodput(bed: &Testbed) -> f64 {
+    bed.kernel_bridge().unwrap();
+    for args in [
+        "qdisc add dev so root handle 1: htb default 1",
+        "class add dev so parent 1: classid 1:1 htb rate 50mbit ceil 50mbit",
+    ] {
+        let mut a = vec!["tc"];
+        a.extend(args.split_whitespace());
+        bed.exec(&bed.shaper, &a)
+            .unwrap_or_else(|e| panic!("{args}: {e}"));
+    }
+    let bps = one_tcp_flow_goodput(bed);
+    bed.remove_bridge().unwrap();
+    bps
 }
 
 #[test]
@@ -318,7 +356,7 @@ const EXP2_CLASSES: [&str; 3] = ["A1", "B2", "C"];
 
 /// Whether this machine carried the experiment in this run, judged by the kernel's own
 /// HTB missing what it was given (`missed`, from [`missed_guarantees`] and
-/// [`missed_link`]): a virtual machine whose CPUs are taken away for milliseconds at a
+/// [`missed_link`], or a single TCP flow short of its rate): a virtual machine whose CPUs are taken away for milliseconds at a
 /// time (the hypervisor's other guests) loses HTB tokens in the kernel and in the
 /// shaper alike, and then a comparison says nothing about the shaper; the test prints
 /// why and judges nothing. Once CI's kernel HTB got 27.1 of 30 Mbit/s, and once, in a
