@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use linkshare_classify::build::{FrameSpec, IpSpec, build, udp4};
 use linkshare_classify::frame::proto;
-use linkshare_shaper::testbed::{self, CLIENT_IF, Proc, RawSender, SERVER_IP, Testbed};
+use linkshare_shaper::testbed::{self, CLIENT_IF, CpuTime, Proc, RawSender, SERVER_IP, Testbed};
 use serde_json::Value;
 
 use common::TempDir;
@@ -218,12 +218,14 @@ realtime = true
 #[test]
 fn one_tcp_flow_fills_a_50mbit_link() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = timed_bed("tcp1", &["iperf3"]) else {
+    let Some(bed) = timed_bed("tcp1", &["iperf3", "tc"]) else {
         return;
     };
     let dir = TempDir::new("shape-tcp1");
     let shaper = start(&bed, &dir, ONE_CLASS_TCP);
+    let cpu = CpuTime::now();
     let bps = one_tcp_flow_goodput(&bed);
+    let stolen = stolen_since(cpu);
     let (summary, _) = stop(shaper);
     assert_conserved(&summary);
     eprintln!(
@@ -232,16 +234,16 @@ fn one_tcp_flow_fills_a_50mbit_link() {
         bps / 50e6 * 100.0
     );
     if bps < 0.9 * 50e6 {
-        // Short: judge only if the kernel's own HTB, on the same machine now, does
-        // better (see `machine_kept_up`).
-        let kernel = kernel_htb_tcp_goodput(&bed);
-        eprintln!(
-            "the kernel's HTB at 50 Mbit/s, just after: {:.2} Mbit/s goodput",
-            kernel / 1e6
-        );
-        let missed = (kernel < 0.9 * 50e6)
-            .then(|| format!("one TCP flow got {:.2} of 50 Mbit/s", kernel / 1e6));
-        if !machine_kept_up(missed.into_iter().collect()) {
+        // Short: judge only if the hypervisor left the CPUs alone and the kernel's own
+        // HTB, on the same machine just after, does better (see `machine_kept_up`).
+        let kernel = stolen.is_none().then(|| kernel_htb_tcp_goodput(&bed));
+        let missed = kernel.filter(|&k| k < 0.9 * 50e6).map(|k| {
+            format!(
+                "the kernel's own HTB got one TCP flow only {:.2} of 50 Mbit/s just after",
+                k / 1e6
+            )
+        });
+        if !machine_kept_up(stolen.into_iter().chain(missed).collect()) {
             return;
         }
     }
@@ -321,9 +323,11 @@ dport = 5302
     let c1 = iperf_client(&bed, 5301, &["-t", "10", "-P", "2"]);
     let c2 = iperf_client(&bed, 5302, &["-t", "10", "-P", "2"]);
     std::thread::sleep(Duration::from_secs(3));
+    let cpu = CpuTime::now();
     let a = summary(&shaper);
     std::thread::sleep(Duration::from_secs(5));
     let b = summary(&shaper);
+    let stolen = stolen_since(cpu);
     let (light, heavy) = (rate_between(&a, &b, "light"), rate_between(&a, &b, "heavy"));
     drop((c1, c2));
     let (end, _) = stop(shaper);
@@ -334,6 +338,10 @@ dport = 5302
         light / 1e6,
         heavy / 1e6
     );
+    let within = (ratio / 3.0 - 1.0).abs() <= 0.05 && light + heavy >= 0.9 * 50e6;
+    if !within && !machine_kept_up(stolen.into_iter().collect()) {
+        return;
+    }
     assert!(
         (ratio / 3.0 - 1.0).abs() <= 0.05,
         "ratio {ratio:.3}, not 3 ± 5 %"
@@ -354,22 +362,58 @@ struct Exp2 {
 
 const EXP2_CLASSES: [&str; 3] = ["A1", "B2", "C"];
 
-/// Whether this machine carried the experiment in this run, judged by the kernel's own
-/// HTB missing what it was given (`missed`, from [`missed_guarantees`] and
-/// [`missed_link`], or a single TCP flow short of its rate): a virtual machine whose CPUs are taken away for milliseconds at a
-/// time (the hypervisor's other guests) loses HTB tokens in the kernel and in the
-/// shaper alike, and then a comparison says nothing about the shaper; the test prints
-/// why and judges nothing. Once CI's kernel HTB got 27.1 of 30 Mbit/s, and once, in a
-/// clean clone's `.ci/run`, 92.2 of 100 with the third class idle.
-fn machine_kept_up(missed: Vec<String>) -> bool {
-    if !missed.is_empty() {
+/// Whether this machine carried the experiment in this run: it did not when the
+/// hypervisor took more than [`STEAL_LIMIT`] of the CPU time while the shaper was
+/// measured ([`stolen_since`]), or when the kernel's own HTB, measured in the same run,
+/// missed what it was given ([`kernel_missed`]). Each of `reasons` says which; with any,
+/// the test prints them and judges nothing.
+///
+/// A virtual machine whose CPUs are taken away for milliseconds at a time (the
+/// hypervisor's other guests) loses HTB tokens in the kernel and in the shaper alike,
+/// and the shaper's user-space datapath loses link time besides; then a comparison says
+/// nothing about the shaper. Once CI's kernel HTB got 27.1 of 30 Mbit/s, and once, in a
+/// clean clone's `.ci/run`, 92.2 of 100 with the third class idle; one TCP flow through
+/// the shaper got 21.6 of 50 Mbit/s while 22 % of the CPU time was stolen.
+fn machine_kept_up(reasons: Vec<String>) -> bool {
+    if !reasons.is_empty() {
         eprintln!(
-            "inconclusive, not judged: the kernel's own HTB missed its rates by more than 5 % \
-             in this run ({}); this machine did not carry the experiment",
-            missed.join(", ")
+            "inconclusive, not judged: {}; this machine did not carry the experiment",
+            reasons.join("; ")
         );
     }
-    missed.is_empty()
+    reasons.is_empty()
+}
+
+/// Above this share of the CPU time taken by the hypervisor while the shaper is
+/// measured, the measurement is not judged ([`machine_kept_up`]). Runs on the machine
+/// of `BENCHMARKS.md` saw 0.1–0.5 % in its quiet phases and 18–22 % in its slow ones.
+const STEAL_LIMIT: f64 = 0.05;
+
+/// Why a measurement that began at `start` is not judged, if the hypervisor took more
+/// than [`STEAL_LIMIT`] of the CPU time since (see [`CpuTime`]).
+fn stolen_since(start: Option<CpuTime>) -> Option<String> {
+    let share = CpuTime::now()?.stolen_since(start?);
+    eprintln!(
+        "CPU time taken by the hypervisor meanwhile: {:.1} %",
+        share * 100.0
+    );
+    (share > STEAL_LIMIT).then(|| {
+        format!(
+            "the hypervisor took {:.1} % of the CPU time while the shaper was measured",
+            share * 100.0
+        )
+    })
+}
+
+/// Why a comparison with the kernel's own HTB is not judged, if it missed rates it was
+/// given (`missed`, from [`missed_guarantees`] and [`missed_link`]).
+fn kernel_missed(missed: Vec<String>) -> Option<String> {
+    (!missed.is_empty()).then(|| {
+        format!(
+            "the kernel's own HTB missed its rates by more than 5 % in this run ({})",
+            missed.join(", ")
+        )
+    })
 }
 
 /// The classes whose rate under the kernel's HTB, while the third class sends, is more
@@ -495,16 +539,16 @@ fn exp2_kernel_htb(bed: &Testbed) -> Exp2 {
             "filter add dev so parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport {port} 0xffff flowid 1:{id}"
         ));
     }
-    let r = exp2_traffic(bed, || kernel_bytes(bed, ["1:11", "1:22", "1:30"]));
+    let r = exp2_traffic(bed, || kernel_bytes(bed, "so", ["1:11", "1:22", "1:30"]));
     bed.remove_bridge().unwrap();
     r
 }
 
 /// (seconds since [`START`], bytes sent) of each of the kernel's classes `handles` on
-/// `so`, from `tc -s class show`.
-fn kernel_bytes(bed: &Testbed, handles: [&str; 3]) -> [(f64, f64); 3] {
+/// `dev`, from `tc -s class show`.
+fn kernel_bytes<const N: usize>(bed: &Testbed, dev: &str, handles: [&str; N]) -> [(f64, f64); N] {
     let out = bed
-        .exec(&bed.shaper, &["tc", "-s", "class", "show", "dev", "so"])
+        .exec(&bed.shaper, &["tc", "-s", "class", "show", "dev", dev])
         .unwrap();
     let secs = START.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -582,9 +626,12 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
         );
         (name.to_owned(), r)
     };
+    let cpu = CpuTime::now();
+    let shaped = [exp2_shaper(&bed, "htb"), exp2_shaper(&bed, "hls")];
+    let stolen = stolen_since(cpu);
     let mut rows: Vec<(String, Exp2)> = vec![
-        row("shaper htb", exp2_shaper(&bed, "htb")),
-        row("shaper hls", exp2_shaper(&bed, "hls")),
+        row("shaper htb", shaped[0]),
+        row("shaper hls", shaped[1]),
         row("simulator htb", exp2_simulated("htb")),
         row("simulator hls", exp2_simulated("hls")),
     ];
@@ -594,9 +641,10 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
         eprintln!("kernel htb skipped: this kernel has no HTB qdisc");
     }
     let (real, sim) = (rows[0].1, rows[2].1);
-    if let Some((_, kernel)) = rows.get(4)
-        && !machine_kept_up(missed_guarantees(*kernel, sim, EXP2_CLASSES))
-    {
+    let kernel = rows
+        .get(4)
+        .and_then(|(_, kernel)| kernel_missed(missed_guarantees(*kernel, sim, EXP2_CLASSES)));
+    if !machine_kept_up(stolen.into_iter().chain(kernel).collect()) {
         return;
     }
     // While C sends, every class has its guarantee: our HTB on real frames within ±5 %
@@ -685,7 +733,7 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
     bed.kernel_bridge().unwrap();
     bed.exec(&bed.shaper, &["sh", on_so.to_str().unwrap()])
         .expect("the script runs under the real tc");
-    let kernel = exp2_traffic(&bed, || kernel_bytes(&bed, LEAVES));
+    let kernel = exp2_traffic(&bed, || kernel_bytes(&bed, "so", LEAVES));
     bed.remove_bridge().unwrap();
 
     // The shaper on the imported scenario.
@@ -694,11 +742,13 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
         &dir,
         &imported.replace("[shaper]", "[shaper]\nrealtime = true"),
     );
+    let cpu = CpuTime::now();
     let shaped = exp2_traffic(&bed, || {
         let s = summary(&shaper);
         let t = s["duration_s"].as_f64().unwrap();
         LEAVES.map(|c| (t, num(&class(&s, c)["bytes_delivered"]) as f64))
     });
+    let stolen = stolen_since(cpu);
     let (end, _) = stop(shaper);
     assert_conserved(&end);
 
@@ -743,13 +793,11 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
         );
     }
     // Every rate below is judged against the kernel's, in both phases.
-    let missed = missed_guarantees(kernel, simulated, LEAVES);
-    if !machine_kept_up(
-        missed
-            .into_iter()
-            .chain(missed_link(kernel, simulated, LEAVES))
-            .collect(),
-    ) {
+    let missed = missed_guarantees(kernel, simulated, LEAVES)
+        .into_iter()
+        .chain(missed_link(kernel, simulated, LEAVES))
+        .collect();
+    if !machine_kept_up(stolen.into_iter().chain(kernel_missed(missed)).collect()) {
         return;
     }
     for (other, what) in [(shaped, "shaper"), (simulated, "simulator")] {
@@ -779,7 +827,9 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
 #[test]
 fn malformed_frames_go_to_the_default_class_and_are_counted() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = bed("bad", &[]) else { return };
+    let Some(bed) = bed("bad", &["ping"]) else {
+        return;
+    };
     let dir = TempDir::new("shape-bad");
     let shaper = start(&bed, &dir, &ONE_CLASS_TCP.replace("50mbit", "10mbit"));
     let good = udp4([10, 200, 0, 1], [10, 200, 0, 2], 1, 9, 100);
@@ -1093,11 +1143,13 @@ class = "rt"
 protocol = "icmp"
 "#;
     let shaper = start(&bed, &dir, config);
+    let cpu = CpuTime::now();
     let idle = ping(&bed, 200);
     let _server = iperf_server(&bed, 5201);
     let flood = iperf_client(&bed, 5201, &["-u", "-b", "50M", "-l", "1400", "-t", "8"]);
     std::thread::sleep(Duration::from_secs(1));
     let loaded = ping(&bed, 200);
+    let stolen = stolen_since(cpu);
     drop(flood);
     let (summary, _) = stop(shaper);
     assert_conserved(&summary);
@@ -1118,6 +1170,11 @@ protocol = "icmp"
         pct(&loaded, 0.5),
         pct(&loaded, 0.99)
     );
+    let within = pct(&loaded, 0.99) <= pct(&idle, 0.99) + bound_ms + SLACK_MS
+        && pct(&idle, 0.99) <= pct(&kernel, 0.99) + SLACK_MS;
+    if !within && !machine_kept_up(stolen.into_iter().collect()) {
+        return;
+    }
     assert!(
         pct(&loaded, 0.99) <= pct(&idle, 0.99) + bound_ms + SLACK_MS,
         "priority pings: {loaded:?}"
@@ -1189,30 +1246,67 @@ fn link_rate_between(a: &Value, b: &Value, name: &str) -> f64 {
     bytes as f64 * 8.0 / dt
 }
 
+/// Greedy UDP both ways for 6 s — 40 Mbit/s offered to the 20 Mbit/s upload, 20 Mbit/s
+/// (`-R`: the server sends) to the 8 Mbit/s download, 1 000-byte datagrams — and
+/// `sample` taken 2 s and 5 s in.
+fn two_way_udp<T>(bed: &Testbed, mut sample: impl FnMut() -> T) -> (T, T) {
+    let _up = iperf_server(bed, 5201);
+    let _down = iperf_server(bed, 5202);
+    let c1 = iperf_client(bed, 5201, &["-u", "-b", "40M", "-l", "1000", "-t", "6"]);
+    let c2 = iperf_client(
+        bed,
+        5202,
+        &["-u", "-b", "20M", "-l", "1000", "-t", "6", "-R"],
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let a = sample();
+    std::thread::sleep(Duration::from_secs(3));
+    let b = sample();
+    let _ = (c1.wait(), c2.wait());
+    (a, b)
+}
+
+/// The upload and download rates in bit/s of [`two_way_udp`] through the kernel's own
+/// HTB, one class at 20 Mbit/s on `so` and one at 8 Mbit/s on `si`, the bridge
+/// forwarding (bytes sent by the classes, from `tc -s class show`).
+fn kernel_two_way_rates(bed: &Testbed) -> (f64, f64) {
+    bed.kernel_bridge().unwrap();
+    let tc = |args: &str| {
+        let mut a = vec!["tc"];
+        a.extend(args.split_whitespace());
+        bed.exec(&bed.shaper, &a)
+            .unwrap_or_else(|e| panic!("{args}: {e}"));
+    };
+    for (dev, rate) in [("so", 20), ("si", 8)] {
+        tc(&format!("qdisc add dev {dev} root handle 1: htb default 1"));
+        tc(&format!(
+            "class add dev {dev} parent 1: classid 1:1 htb rate {rate}mbit ceil {rate}mbit"
+        ));
+    }
+    let sent = || {
+        let [(t, up)] = kernel_bytes(bed, "so", ["1:1"]);
+        let [(_, down)] = kernel_bytes(bed, "si", ["1:1"]);
+        (t, up, down)
+    };
+    let ((t0, up0, down0), (t1, up1, down1)) = two_way_udp(bed, sent);
+    tc("qdisc del dev si root");
+    bed.remove_bridge().unwrap();
+    let dt = t1 - t0;
+    ((up1 - up0) * 8.0 / dt, (down1 - down0) * 8.0 / dt)
+}
+
 #[test]
 fn a_shaped_upload_and_a_shaped_download_at_once() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(bed) = timed_bed("both", &["iperf3"]) else {
+    let Some(bed) = timed_bed("both", &["iperf3", "tc"]) else {
         return;
     };
     let dir = TempDir::new("shape-both");
     dir.file("reverse.toml", DOWNLOAD_8M);
     let shaper = start(&bed, &dir, UPLOAD_20M);
-    let _up = iperf_server(&bed, 5201);
-    let _down = iperf_server(&bed, 5202);
-    // Greedy UDP both ways: 40 Mbit/s offered to the 20 Mbit/s upload, 20 Mbit/s
-    // (`-R`: the server sends) to the 8 Mbit/s download.
-    let c1 = iperf_client(&bed, 5201, &["-u", "-b", "40M", "-l", "1000", "-t", "6"]);
-    let c2 = iperf_client(
-        &bed,
-        5202,
-        &["-u", "-b", "20M", "-l", "1000", "-t", "6", "-R"],
-    );
-    std::thread::sleep(Duration::from_secs(2));
-    let a = summary(&shaper);
-    std::thread::sleep(Duration::from_secs(3));
-    let b = summary(&shaper);
-    let _ = (c1.wait(), c2.wait());
+    let cpu = CpuTime::now();
+    let (a, b) = two_way_udp(&bed, || summary(&shaper));
+    let stolen = stolen_since(cpu);
     let up = link_rate_between(&a, &b, "link");
     let down = link_rate_between(&a, &b, "link-reverse");
     let down_b = rate_between(&a, &b, "down_b");
@@ -1228,6 +1322,24 @@ fn a_shaped_upload_and_a_shaped_download_at_once() {
     assert!(log.contains("reverse tree, so -> si"), "{log}");
     assert_conserved(&end);
     assert_eq!(link(&end, "link-reverse")["scheduler"], "hfsc");
+    let off = |rate: f64, want: f64| (rate / want - 1.0).abs() > 0.05;
+    if off(up, 20e6) || off(down, 8e6) {
+        // Judge the rates only if the hypervisor left the CPUs alone and the kernel's
+        // own HTB, on the same machine just after, kept its own (see `machine_kept_up`).
+        let kernel = stolen.is_none().then(|| kernel_two_way_rates(&bed));
+        let missed = kernel
+            .filter(|&(k_up, k_down)| off(k_up, 20e6) || off(k_down, 8e6))
+            .map(|(k_up, k_down)| {
+                format!(
+                    "the kernel's own HTB gave the upload {:.2} of 20 and the download {:.2} of 8 Mbit/s just after",
+                    k_up / 1e6,
+                    k_down / 1e6
+                )
+            });
+        if !machine_kept_up(stolen.into_iter().chain(missed).collect()) {
+            return;
+        }
+    }
     assert!((up / 20e6 - 1.0).abs() <= 0.05, "upload at {up} bit/s");
     assert!((down / 8e6 - 1.0).abs() <= 0.05, "download at {down} bit/s");
     // The download's UDP went to its class by its source port; the reverse tree's
