@@ -314,7 +314,11 @@ pub struct CpuTime {
 impl CpuTime {
     /// Now, or `None` where `/proc/stat` cannot be read or has no steal field.
     pub fn now() -> Option<CpuTime> {
-        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        CpuTime::parse(&std::fs::read_to_string("/proc/stat").ok()?)
+    }
+
+    /// The totals of `/proc/stat`'s text `stat`.
+    fn parse(stat: &str) -> Option<CpuTime> {
         let ticks: Vec<u64> = stat
             .lines()
             .next()?
@@ -339,5 +343,22 @@ impl CpuTime {
         } else {
             steal as f64 / total as f64
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CpuTime;
+
+    /// The first line's eighth field is steal; the eight fields sum to the total.
+    #[test]
+    fn steal_share_from_two_readings_of_proc_stat() {
+        let a = CpuTime::parse("cpu  100 0 50 800 10 0 5 35 0 0\ncpu0 1 2 3\n").unwrap();
+        let b = CpuTime::parse("cpu  160 0 60 1000 10 0 5 65 0 0\n").unwrap();
+        assert_eq!((a.steal, a.total), (35, 1000));
+        assert_eq!(b.stolen_since(a), 30.0 / 300.0);
+        assert_eq!(a.stolen_since(a), 0.0);
+        assert!(CpuTime::parse("cpu  1 2 3\n").is_none(), "no steal field");
+        assert!(CpuTime::now().is_some(), "this is Linux");
     }
 }
