@@ -237,6 +237,9 @@ fn one_tcp_flow_fills_a_50mbit_link() {
         // Short: judge only if the hypervisor left the CPUs alone and the kernel's own
         // HTB, on the same machine just after, does better (see `machine_kept_up`).
         let kernel = stolen.is_none().then(|| kernel_htb_tcp_goodput(&bed));
+        if let Some(k) = kernel {
+            eprintln!("the kernel's HTB just after: {:.2} Mbit/s goodput", k / 1e6);
+        }
         let missed = kernel.filter(|&k| k < 0.9 * 50e6).map(|k| {
             format!(
                 "the kernel's own HTB got one TCP flow only {:.2} of 50 Mbit/s just after",
@@ -252,6 +255,14 @@ fn one_tcp_flow_fills_a_50mbit_link() {
         "TCP reached only {:.2} Mbit/s of 50",
         bps / 1e6
     );
+}
+
+/// Runs `tc` with `args` (split at spaces) in the shaper's namespace.
+fn tc(bed: &Testbed, args: &str) {
+    let mut a = vec!["tc"];
+    a.extend(args.split_whitespace());
+    bed.exec(&bed.shaper, &a)
+        .unwrap_or_else(|e| panic!("tc {args}: {e}"));
 }
 
 /// Goodput in bit/s of one 8-second TCP flow from client to server (iperf3, the first
@@ -270,15 +281,11 @@ fn one_tcp_flow_goodput(bed: &Testbed) -> f64 {
 /// class, the bridge forwarding), as [`ONE_CLASS_TCP`] configures the shaper.
 fn kernel_htb_tcp_goodput(bed: &Testbed) -> f64 {
     bed.kernel_bridge().unwrap();
-    for args in [
-        "qdisc add dev so root handle 1: htb default 1",
+    tc(bed, "qdisc add dev so root handle 1: htb default 1");
+    tc(
+        bed,
         "class add dev so parent 1: classid 1:1 htb rate 50mbit ceil 50mbit",
-    ] {
-        let mut a = vec!["tc"];
-        a.extend(args.split_whitespace());
-        bed.exec(&bed.shaper, &a)
-            .unwrap_or_else(|e| panic!("{args}: {e}"));
-    }
+    );
     let bps = one_tcp_flow_goodput(bed);
     bed.remove_bridge().unwrap();
     bps
@@ -508,14 +515,11 @@ fn exp2_shaper(bed: &Testbed, scheduler: &str) -> Exp2 {
 /// scenario), u32 filters on the destination ports, the bridge forwarding.
 fn exp2_kernel_htb(bed: &Testbed) -> Exp2 {
     bed.kernel_bridge().unwrap();
-    let tc = |args: &str| {
-        let mut a = vec!["tc"];
-        a.extend(args.split_whitespace());
-        bed.exec(&bed.shaper, &a)
-            .unwrap_or_else(|e| panic!("{args}: {e}"));
-    };
-    tc("qdisc add dev so root handle 1: htb default 12");
-    tc("class add dev so parent 1: classid 1:1 htb rate 100mbit ceil 100mbit");
+    tc(bed, "qdisc add dev so root handle 1: htb default 12");
+    tc(
+        bed,
+        "class add dev so parent 1: classid 1:1 htb rate 100mbit ceil 100mbit",
+    );
     for (id, parent, rate) in [
         (10, 1, 30),
         (20, 1, 30),
@@ -525,19 +529,26 @@ fn exp2_kernel_htb(bed: &Testbed) -> Exp2 {
         (21, 20, 10),
         (22, 20, 20),
     ] {
-        tc(&format!(
-            "class add dev so parent 1:{parent} classid 1:{id} htb rate {rate}mbit ceil 100mbit"
-        ));
+        tc(
+            bed,
+            &format!(
+                "class add dev so parent 1:{parent} classid 1:{id} htb rate {rate}mbit ceil 100mbit"
+            ),
+        );
     }
     for id in [30, 11, 12, 21, 22] {
-        tc(&format!(
-            "qdisc add dev so parent 1:{id} handle {id}: pfifo limit 1000"
-        ));
+        tc(
+            bed,
+            &format!("qdisc add dev so parent 1:{id} handle {id}: pfifo limit 1000"),
+        );
     }
     for (port, id) in [(5201, 11), (5202, 22), (5203, 30)] {
-        tc(&format!(
-            "filter add dev so parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport {port} 0xffff flowid 1:{id}"
-        ));
+        tc(
+            bed,
+            &format!(
+                "filter add dev so parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport {port} 0xffff flowid 1:{id}"
+            ),
+        );
     }
     let r = exp2_traffic(bed, || kernel_bytes(bed, "so", ["1:11", "1:22", "1:30"]));
     bed.remove_bridge().unwrap();
@@ -1271,17 +1282,17 @@ fn two_way_udp<T>(bed: &Testbed, mut sample: impl FnMut() -> T) -> (T, T) {
 /// forwarding (bytes sent by the classes, from `tc -s class show`).
 fn kernel_two_way_rates(bed: &Testbed) -> (f64, f64) {
     bed.kernel_bridge().unwrap();
-    let tc = |args: &str| {
-        let mut a = vec!["tc"];
-        a.extend(args.split_whitespace());
-        bed.exec(&bed.shaper, &a)
-            .unwrap_or_else(|e| panic!("{args}: {e}"));
-    };
     for (dev, rate) in [("so", 20), ("si", 8)] {
-        tc(&format!("qdisc add dev {dev} root handle 1: htb default 1"));
-        tc(&format!(
-            "class add dev {dev} parent 1: classid 1:1 htb rate {rate}mbit ceil {rate}mbit"
-        ));
+        tc(
+            bed,
+            &format!("qdisc add dev {dev} root handle 1: htb default 1"),
+        );
+        tc(
+            bed,
+            &format!(
+                "class add dev {dev} parent 1: classid 1:1 htb rate {rate}mbit ceil {rate}mbit"
+            ),
+        );
     }
     let sent = || {
         let [(t, up)] = kernel_bytes(bed, "so", ["1:1"]);
@@ -1289,7 +1300,7 @@ fn kernel_two_way_rates(bed: &Testbed) -> (f64, f64) {
         (t, up, down)
     };
     let ((t0, up0, down0), (t1, up1, down1)) = two_way_udp(bed, sent);
-    tc("qdisc del dev si root");
+    tc(bed, "qdisc del dev si root");
     bed.remove_bridge().unwrap();
     let dt = t1 - t0;
     ((up1 - up0) * 8.0 / dt, (down1 - down0) * 8.0 / dt)
@@ -1327,6 +1338,13 @@ fn a_shaped_upload_and_a_shaped_download_at_once() {
         // Judge the rates only if the hypervisor left the CPUs alone and the kernel's
         // own HTB, on the same machine just after, kept its own (see `machine_kept_up`).
         let kernel = stolen.is_none().then(|| kernel_two_way_rates(&bed));
+        if let Some((k_up, k_down)) = kernel {
+            eprintln!(
+                "the kernel's HTB just after: upload {:.2} Mbit/s, download {:.2}",
+                k_up / 1e6,
+                k_down / 1e6
+            );
+        }
         let missed = kernel
             .filter(|&(k_up, k_down)| off(k_up, 20e6) || off(k_down, 8e6))
             .map(|(k_up, k_down)| {
