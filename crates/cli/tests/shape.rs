@@ -233,7 +233,8 @@ fn one_tcp_flow_fills_a_50mbit_link() {
         bps / 1e6,
         bps / 50e6 * 100.0
     );
-    if bps < 0.9 * 50e6 {
+    let filled = bps >= 0.9 * 50e6;
+    if !filled {
         // Short: judge only if the hypervisor left the CPUs alone and the kernel's own
         // HTB, on the same machine just after, does better (see `machine_kept_up`).
         let kernel = stolen.is_none().then(|| kernel_htb_tcp_goodput(&bed));
@@ -250,11 +251,7 @@ fn one_tcp_flow_fills_a_50mbit_link() {
             return;
         }
     }
-    assert!(
-        bps >= 0.9 * 50e6,
-        "TCP reached only {:.2} Mbit/s of 50",
-        bps / 1e6
-    );
+    assert!(filled, "TCP reached only {:.2} Mbit/s of 50", bps / 1e6);
 }
 
 /// Runs `tc` with `args` (split at spaces) in the shaper's namespace.
@@ -263,6 +260,19 @@ fn tc(bed: &Testbed, args: &str) {
     a.extend(args.split_whitespace());
     bed.exec(&bed.shaper, &a)
         .unwrap_or_else(|e| panic!("tc {args}: {e}"));
+}
+
+/// The kernel's HTB as the root qdisc of `dev` (handle `1:`, unclassified traffic to
+/// `1:{default}`) with its root class `1:1` at `mbit` Mbit/s, ceiling the same.
+fn kernel_htb_root(bed: &Testbed, dev: &str, default: u32, mbit: u32) {
+    tc(
+        bed,
+        &format!("qdisc add dev {dev} root handle 1: htb default {default}"),
+    );
+    tc(
+        bed,
+        &format!("class add dev {dev} parent 1: classid 1:1 htb rate {mbit}mbit ceil {mbit}mbit"),
+    );
 }
 
 /// Goodput in bit/s of one 8-second TCP flow from client to server (iperf3, the first
@@ -281,11 +291,7 @@ fn one_tcp_flow_goodput(bed: &Testbed) -> f64 {
 /// class, the bridge forwarding), as [`ONE_CLASS_TCP`] configures the shaper.
 fn kernel_htb_tcp_goodput(bed: &Testbed) -> f64 {
     bed.kernel_bridge().unwrap();
-    tc(bed, "qdisc add dev so root handle 1: htb default 1");
-    tc(
-        bed,
-        "class add dev so parent 1: classid 1:1 htb rate 50mbit ceil 50mbit",
-    );
+    kernel_htb_root(bed, "so", 1, 50);
     let bps = one_tcp_flow_goodput(bed);
     bed.remove_bridge().unwrap();
     bps
@@ -345,16 +351,15 @@ dport = 5302
         light / 1e6,
         heavy / 1e6
     );
-    let within = (ratio / 3.0 - 1.0).abs() <= 0.05 && light + heavy >= 0.9 * 50e6;
+    let split_ok = (ratio / 3.0 - 1.0).abs() <= 0.05;
+    let filled = light + heavy >= 0.9 * 50e6;
+    let within = split_ok && filled;
     if !within && !machine_kept_up(stolen.into_iter().collect()) {
         return;
     }
+    assert!(split_ok, "ratio {ratio:.3}, not 3 ± 5 %");
     assert!(
-        (ratio / 3.0 - 1.0).abs() <= 0.05,
-        "ratio {ratio:.3}, not 3 ± 5 %"
-    );
-    assert!(
-        light + heavy >= 0.9 * 50e6,
+        filled,
         "the link was not filled: {:.2} Mbit/s",
         (light + heavy) / 1e6
     );
@@ -393,7 +398,7 @@ fn machine_kept_up(reasons: Vec<String>) -> bool {
 
 /// Above this share of the CPU time taken by the hypervisor while the shaper is
 /// measured, the measurement is not judged ([`machine_kept_up`]). Runs on the machine
-/// of `BENCHMARKS.md` saw 0.1–0.5 % in its quiet phases and 18–22 % in its slow ones.
+/// of `BENCHMARKS.md` saw 0.0–1.0 % in its quiet phases and 16–28 % in its slow ones.
 const STEAL_LIMIT: f64 = 0.05;
 
 /// Why a measurement that began at `start` is not judged, if the hypervisor took more
@@ -515,11 +520,7 @@ fn exp2_shaper(bed: &Testbed, scheduler: &str) -> Exp2 {
 /// scenario), u32 filters on the destination ports, the bridge forwarding.
 fn exp2_kernel_htb(bed: &Testbed) -> Exp2 {
     bed.kernel_bridge().unwrap();
-    tc(bed, "qdisc add dev so root handle 1: htb default 12");
-    tc(
-        bed,
-        "class add dev so parent 1: classid 1:1 htb rate 100mbit ceil 100mbit",
-    );
+    kernel_htb_root(bed, "so", 12, 100);
     for (id, parent, rate) in [
         (10, 1, 30),
         (20, 1, 30),
@@ -1181,19 +1182,14 @@ protocol = "icmp"
         pct(&loaded, 0.5),
         pct(&loaded, 0.99)
     );
-    let within = pct(&loaded, 0.99) <= pct(&idle, 0.99) + bound_ms + SLACK_MS
-        && pct(&idle, 0.99) <= pct(&kernel, 0.99) + SLACK_MS;
+    let priority_ok = pct(&loaded, 0.99) <= pct(&idle, 0.99) + bound_ms + SLACK_MS;
+    let idle_ok = pct(&idle, 0.99) <= pct(&kernel, 0.99) + SLACK_MS;
+    let within = priority_ok && idle_ok;
     if !within && !machine_kept_up(stolen.into_iter().collect()) {
         return;
     }
-    assert!(
-        pct(&loaded, 0.99) <= pct(&idle, 0.99) + bound_ms + SLACK_MS,
-        "priority pings: {loaded:?}"
-    );
-    assert!(
-        pct(&idle, 0.99) <= pct(&kernel, 0.99) + SLACK_MS,
-        "the idle shaper adds too much: {idle:?}"
-    );
+    assert!(priority_ok, "priority pings: {loaded:?}");
+    assert!(idle_ok, "the idle shaper adds too much: {idle:?}");
 }
 
 /// The forward tree of the two-direction tests: uploads (client to server) at 20 Mbit/s,
@@ -1282,18 +1278,8 @@ fn two_way_udp<T>(bed: &Testbed, mut sample: impl FnMut() -> T) -> (T, T) {
 /// forwarding (bytes sent by the classes, from `tc -s class show`).
 fn kernel_two_way_rates(bed: &Testbed) -> (f64, f64) {
     bed.kernel_bridge().unwrap();
-    for (dev, rate) in [("so", 20), ("si", 8)] {
-        tc(
-            bed,
-            &format!("qdisc add dev {dev} root handle 1: htb default 1"),
-        );
-        tc(
-            bed,
-            &format!(
-                "class add dev {dev} parent 1: classid 1:1 htb rate {rate}mbit ceil {rate}mbit"
-            ),
-        );
-    }
+    kernel_htb_root(bed, "so", 1, 20);
+    kernel_htb_root(bed, "si", 1, 8);
     let sent = || {
         let [(t, up)] = kernel_bytes(bed, "so", ["1:1"]);
         let [(_, down)] = kernel_bytes(bed, "si", ["1:1"]);
@@ -1334,7 +1320,8 @@ fn a_shaped_upload_and_a_shaped_download_at_once() {
     assert_conserved(&end);
     assert_eq!(link(&end, "link-reverse")["scheduler"], "hfsc");
     let off = |rate: f64, want: f64| (rate / want - 1.0).abs() > 0.05;
-    if off(up, 20e6) || off(down, 8e6) {
+    let (up_off, down_off) = (off(up, 20e6), off(down, 8e6));
+    if up_off || down_off {
         // Judge the rates only if the hypervisor left the CPUs alone and the kernel's
         // own HTB, on the same machine just after, kept its own (see `machine_kept_up`).
         let kernel = stolen.is_none().then(|| kernel_two_way_rates(&bed));
@@ -1358,8 +1345,8 @@ fn a_shaped_upload_and_a_shaped_download_at_once() {
             return;
         }
     }
-    assert!((up / 20e6 - 1.0).abs() <= 0.05, "upload at {up} bit/s");
-    assert!((down / 8e6 - 1.0).abs() <= 0.05, "download at {down} bit/s");
+    assert!(!up_off, "upload at {up} bit/s");
+    assert!(!down_off, "download at {down} bit/s");
     // The download's UDP went to its class by its source port; the reverse tree's
     // series carry direction="reverse", the forward ones keep their labels.
     assert!(down_b >= 0.9 * down, "down_b got {down_b} of {down}");
