@@ -301,8 +301,8 @@ impl RawSender {
 /// took a large share says nothing about the program measured: the shaper's datapath,
 /// a user-space thread that pays a system call per batch of frames, loses more to it
 /// than the kernel's own forwarding does (`BENCHMARKS.md`, "Shaper": one TCP flow got
-/// 21.6 and 29.2 of 50 Mbit/s while 22 % and 18 % of the CPU time was stolen, 47.7 and
-/// 47.8 at 0.1 % and 0.5 %).
+/// 21.6 and 29.2 of 50 Mbit/s while 22 % and 18 % of the CPU time was stolen, 47.8 and
+/// 47.7 at 0.1 % and 0.5 %).
 #[derive(Clone, Copy, Debug)]
 pub struct CpuTime {
     /// Clock ticks stolen by the hypervisor.
