@@ -1,7 +1,8 @@
 //! The part of POSIX shell that tc scripts use: commands split into words, with
 //! comments, `\` line continuations, quotes, `NAME=value` assignments and `$NAME` /
-//! `${NAME}` expansion. Redirections (`2>/dev/null`, `>/dev/null 2>&1`) and a trailing
-//! `|| true` are dropped, as they do not change what tc is asked to build. Everything
+//! `${NAME}` expansion. Redirections (`2>/dev/null`, `>/dev/null 2>&1`), a trailing
+//! `|| true` and a pipe into another program (`| grep ...`) are dropped, as they do not
+//! change what tc is asked to build; `&&` and `&` separate commands as `;` does. Everything
 //! else a shell does (control flow, functions, command substitution) is not
 //! interpreted: such a command is returned as it is, and the importer lists it as not
 //! translated.
@@ -162,11 +163,19 @@ impl Lexer {
                         self.bump();
                     }
                 }
-                Some('|') if self.peek_at(1) == Some('|') => {
-                    // `|| true` and the like: the rest of the command is dropped.
+                Some('|') => {
+                    // `|| true`, `| grep ...`: the rest of the command is dropped.
                     while self.peek().is_some_and(|c| c != '\n' && c != ';') {
                         self.bump();
                     }
+                }
+                Some('&') => {
+                    // `&&` and `&` end the command, as `;` does.
+                    self.bump();
+                    if self.peek() == Some('&') {
+                        self.bump();
+                    }
+                    break;
                 }
                 Some(_) => {
                     if let Some(w) = self.word() {
@@ -353,6 +362,26 @@ mod tests {
                     "tc", "class", "add", "dev", "eth0", "parent", "1:", "classid", "1:1", "htb",
                     "rate", "10mbit"
                 ],
+            ]
+        );
+    }
+
+    /// A pipe drops the rest of its command; `&&` and `&` separate commands, also
+    /// inside a word (the fuzzer's `ip_&proto`, which once made the lexer push empty
+    /// words until memory ran out).
+    #[test]
+    fn pipes_and_ampersands() {
+        let script = "tc qdisc show dev eth0 | grep htb\n\
+                      tc qdisc del dev eth0 root && tc qdisc add dev eth0 root htb &\n\
+                      echo ip_&proto|x\n";
+        assert_eq!(
+            texts(script),
+            [
+                vec!["tc", "qdisc", "show", "dev", "eth0"],
+                vec!["tc", "qdisc", "del", "dev", "eth0", "root"],
+                vec!["tc", "qdisc", "add", "dev", "eth0", "root", "htb"],
+                vec!["echo", "ip_"],
+                vec!["proto"],
             ]
         );
     }
