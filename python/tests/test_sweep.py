@@ -115,3 +115,8 @@ def test_bad_arguments(base):
         linkshare.sweep(base, schedulers=["nope"], progress=False)
     with pytest.raises(ValueError, match="unknown backend"):
         linkshare.sweep(base, backend="spark", progress=False)
+    # More runs than a plan may list: refused before any is listed.
+    weights = range(1, 1002)
+    with pytest.raises(linkshare.ScenarioError, match="more than 1000000 runs"):
+        linkshare.sweep(base, grid={"class.bulk.weight": weights,
+                                    "class.interactive.weight": weights}, progress=False)

@@ -72,6 +72,54 @@ fn a_bad_grid_is_a_usage_problem() {
     assert!(stderr(&o).contains("did you mean `drr`?"), "{}", stderr(&o));
 }
 
+/// More runs than a sweep may list, by seeds or by the grid's product, are refused
+/// before any is listed (the seeds once made the allocator abort); a sweep none of
+/// whose runs could be made exits 2 with the first run's error.
+#[test]
+fn too_many_runs_or_none_made_are_usage_problems() {
+    let dir = TempDir::new("sweep-size");
+    let scenario = scenarios_dir().join("two-classes-drr.toml");
+    let s = scenario.to_str().expect("utf-8 path");
+    let o = linkshare(&["sweep", s, "--seeds", "99999999999"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("field `--seeds`: the sweep has more than 1000000 runs"),
+        "{}",
+        stderr(&o)
+    );
+    let values: Vec<String> = (1..=1001).map(|w| w.to_string()).collect();
+    let grid = format!("class.bulk.weight={}", values.join(","));
+    let o = linkshare(
+        &[
+            "sweep",
+            s,
+            "--grid",
+            &grid,
+            "--grid",
+            &grid.replace("bulk", "interactive"),
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("field `--grid`: the sweep has more than 1000000 runs"),
+        "{}",
+        stderr(&o)
+    );
+    let o = linkshare(
+        &["sweep", s, "--grid", "x.y=3", "--out", "none.csv"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("none of the 1 runs could be made")
+            && stderr(&o).contains("unknown table or field `x`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(dir.path().join("none.csv").exists(), "the table is written");
+}
+
 /// The rows of an RFC 4180 CSV text (quoted cells may hold commas, quotes, newlines).
 fn parse_csv(text: &str) -> Vec<Vec<String>> {
     let (mut rows, mut row, mut cell) = (Vec::new(), Vec::new(), String::new());

@@ -66,6 +66,10 @@ impl PyPlan {
             schedulers: kinds,
             seeds,
         };
+        if plan.count().is_none() {
+            let (problem, fix) = Plan::too_many_runs();
+            return Err(option_error(py, "grid", problem, fix));
+        }
         let runs = plan.runs();
         Ok(PyPlan { plan, runs })
     }

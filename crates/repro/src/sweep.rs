@@ -74,7 +74,33 @@ pub struct RunSpec {
     pub seed: Option<u64>,
 }
 
+/// The most runs a plan may have: its runs are listed in memory, and a face keeps every
+/// run's rows until it writes the table. A larger sweep is split into several, whose
+/// tables concatenate.
+pub const MAX_RUNS: usize = 1_000_000;
+
 impl Plan {
+    /// The number of runs, or `None` if it is above [`MAX_RUNS`] (then [`Plan::runs`]
+    /// must not be called).
+    pub fn count(&self) -> Option<usize> {
+        let mut n = self.schedulers.len().max(1);
+        n = n.checked_mul(self.seeds.len().max(1))?;
+        for axis in &self.axes {
+            n = n.checked_mul(axis.values.len())?;
+        }
+        (n <= MAX_RUNS).then_some(n)
+    }
+
+    /// The problem and fix to report for a plan above [`MAX_RUNS`].
+    pub fn too_many_runs() -> (String, String) {
+        (
+            format!("the sweep has more than {MAX_RUNS} runs"),
+            "sweep fewer values, schedulers or seeds at once: split it into several sweeps, \
+             whose tables concatenate"
+                .to_owned(),
+        )
+    }
+
     /// The runs, in order (see the module docs). An empty list of schedulers or seeds
     /// counts as the scenario's own.
     pub fn runs(&self) -> Vec<RunSpec> {

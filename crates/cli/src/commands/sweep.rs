@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use linkshare_core::units::{Duration, Instant};
 use linkshare_report::Written;
 use linkshare_repro::runner::all_cores;
-use linkshare_repro::sweep::{Axis, Plan, RunRows, run_all, table};
+use linkshare_repro::sweep::{Axis, MAX_RUNS, Plan, RunRows, run_all, table};
 use linkshare_scenario::edit::split_values;
-use linkshare_scenario::{Problems, Progress};
+use linkshare_scenario::{Problem, Problems, Progress};
 
 use super::{default_out, parse_scheduler};
 use crate::error::{Failure, stdout_failure};
@@ -91,6 +91,13 @@ pub fn run(args: &SweepArgs) -> Result<(), Failure> {
     for name in &args.schedulers {
         schedulers.push(Some(parse_scheduler(name, "--schedulers")?));
     }
+    let too_many = |option: &str| {
+        let (problem, fix) = Plan::too_many_runs();
+        Failure::Problems(Problems::option(option, problem, fix))
+    };
+    if args.seeds.is_some_and(|n| n > MAX_RUNS as u64) {
+        return Err(too_many("--seeds"));
+    }
     let seeds = args
         .seeds
         .map_or_else(Vec::new, |n| (0..n).map(Some).collect());
@@ -99,7 +106,7 @@ pub fn run(args: &SweepArgs) -> Result<(), Failure> {
         schedulers,
         seeds,
     };
-    let total = plan.runs().len();
+    let total = plan.count().ok_or_else(|| too_many("--grid"))?;
     let progress = Count {
         done: AtomicUsize::new(0),
         total,
@@ -138,5 +145,20 @@ pub fn run(args: &SweepArgs) -> Result<(), Failure> {
         scenario.name,
         out.display()
     )
-    .map_err(stdout_failure)
+    .map_err(stdout_failure)?;
+    // Every run failing is a problem of the input (a path that names nothing, a value
+    // that no run accepts), not a result.
+    match rows.iter().find_map(|r| r.error.as_deref()) {
+        Some(first) if failed == total => Err(Failure::Problems(Problems(vec![Problem {
+            origin: None,
+            field: None,
+            problem: format!(
+                "none of the {total} runs could be made (each one's error is in the `error` \
+                 column of {}); the first: {first}",
+                out.display()
+            ),
+            fix: String::new(),
+        }]))),
+        _ => Ok(()),
+    }
 }
