@@ -112,7 +112,10 @@ pub fn run(args: &SweepArgs) -> Result<(), Failure> {
         total,
         terminal: std::io::stderr().is_terminal(),
     };
-    let jobs = args.jobs.map_or_else(all_cores, |j| j as usize);
+    let jobs = args
+        .jobs
+        .map_or_else(all_cores, |j| usize::try_from(j).unwrap_or(usize::MAX))
+        .clamp(1, total.max(1));
     let rows = run_all(
         &scenario,
         &plan,
