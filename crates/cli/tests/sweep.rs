@@ -55,21 +55,28 @@ fn the_table_is_the_same_on_one_thread_or_two() {
     );
 }
 
+/// Runs `linkshare sweep` on the two-class DRR scenario with `args` in `dir`, and checks
+/// that it exits 2 with every one of `wants` on stderr.
+fn refused(dir: &TempDir, args: &[&str], wants: &[&str]) {
+    let scenario = scenarios_dir().join("two-classes-drr.toml");
+    let mut all = vec!["sweep", scenario.to_str().expect("utf-8 path")];
+    all.extend_from_slice(args);
+    let o = linkshare(&all, dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    for want in wants {
+        assert!(stderr(&o).contains(want), "{want:?} not in: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn a_bad_grid_is_a_usage_problem() {
     let dir = TempDir::new("sweep-bad");
-    let scenario = scenarios_dir().join("two-classes-drr.toml");
-    let s = scenario.to_str().expect("utf-8 path");
-    let o = linkshare(&["sweep", s, "--grid", "link.rate"], dir.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("field `--grid`: `link.rate` has no `=`"),
-        "{}",
-        stderr(&o)
+    refused(
+        &dir,
+        &["--grid", "link.rate"],
+        &["field `--grid`: `link.rate` has no `=`"],
     );
-    let o = linkshare(&["sweep", s, "--schedulers", "dr"], dir.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("did you mean `drr`?"), "{}", stderr(&o));
+    refused(&dir, &["--schedulers", "dr"], &["did you mean `drr`?"]);
 }
 
 /// More runs than a sweep may list, by seeds or by the grid's product, are refused
@@ -78,44 +85,27 @@ fn a_bad_grid_is_a_usage_problem() {
 #[test]
 fn too_many_runs_or_none_made_are_usage_problems() {
     let dir = TempDir::new("sweep-size");
-    let scenario = scenarios_dir().join("two-classes-drr.toml");
-    let s = scenario.to_str().expect("utf-8 path");
-    let o = linkshare(&["sweep", s, "--seeds", "99999999999"], dir.path());
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("field `--seeds`: the sweep has more than 1000000 runs"),
-        "{}",
-        stderr(&o)
+    refused(
+        &dir,
+        &["--seeds", "99999999999"],
+        &["field `--seeds`: the sweep has more than 1000000 runs"],
     );
+    // 1 001 × 1 001 runs, just over the limit.
     let values: Vec<String> = (1..=1001).map(|w| w.to_string()).collect();
     let grid = format!("class.bulk.weight={}", values.join(","));
-    let o = linkshare(
+    let other = grid.replace("bulk", "interactive");
+    refused(
+        &dir,
+        &["--grid", &grid, "--grid", &other],
+        &["field `--grid`: the sweep has more than 1000000 runs"],
+    );
+    refused(
+        &dir,
+        &["--grid", "x.y=3", "--out", "none.csv"],
         &[
-            "sweep",
-            s,
-            "--grid",
-            &grid,
-            "--grid",
-            &grid.replace("bulk", "interactive"),
+            "none of the 1 runs could be made",
+            "unknown table or field `x`",
         ],
-        dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("field `--grid`: the sweep has more than 1000000 runs"),
-        "{}",
-        stderr(&o)
-    );
-    let o = linkshare(
-        &["sweep", s, "--grid", "x.y=3", "--out", "none.csv"],
-        dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("none of the 1 runs could be made")
-            && stderr(&o).contains("unknown table or field `x`"),
-        "{}",
-        stderr(&o)
     );
     assert!(dir.path().join("none.csv").exists(), "the table is written");
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use linkshare_core::sched::SchedulerKind;
 use linkshare_report::frame::{Frame, Values};
 use linkshare_report::summary::Summary;
-use linkshare_repro::sweep::{Axis, Plan, RunRows, run_all, table};
+use linkshare_repro::sweep::{Axis, MAX_RUNS, Plan, RunRows, run_all, table};
 use linkshare_scenario::{NoProgress, Scenario, load_str};
 
 const TEXT: &str = r#"[scenario]
@@ -159,4 +159,34 @@ fn a_stopped_sweep_returns_nothing() {
     let stop = AtomicBool::new(true);
     let got = run_all(&base(), &plan(), 2, &NoProgress, &stop, &|_, _| ());
     assert!(got.is_none());
+}
+
+/// A plan counts its runs as the product of its axes, schedulers and seeds (an empty list
+/// of schedulers or seeds counting once), up to `MAX_RUNS` included; above it, or where
+/// the product overflows, it has no count.
+#[test]
+fn a_plan_counts_its_runs_up_to_the_limit() {
+    assert_eq!(plan().count(), Some(2 * 2 * 2 * 2));
+    let axis = |n: usize| {
+        let values: Vec<String> = (1..=n).map(|v| v.to_string()).collect();
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        Axis::from_args("class.A.weight", &values)
+    };
+    let grid = |sizes: &[usize]| Plan {
+        axes: sizes.iter().map(|&n| axis(n)).collect(),
+        schedulers: Vec::new(),
+        seeds: Vec::new(),
+    };
+    assert_eq!(MAX_RUNS, 1_000_000);
+    assert_eq!(grid(&[1000, 1000]).count(), Some(1_000_000));
+    assert_eq!(grid(&[1001, 1000]).count(), None);
+    // 1 000^7 runs: more than a usize holds.
+    assert_eq!(grid(&[1000; 7]).count(), None);
+    assert_eq!(grid(&[]).count(), Some(1));
+    assert_eq!(grid(&[3, 0]).count(), Some(0));
+    let seeds = Plan {
+        seeds: (0..=1_000_000).map(Some).collect(),
+        ..grid(&[])
+    };
+    assert_eq!(seeds.count(), None);
 }
