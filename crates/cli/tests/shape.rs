@@ -791,8 +791,10 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
     }
     // While C idles, A1 and B2 borrow its 40 Mbit/s: their sum within ±5 %; how HTB
     // splits what they borrow depends on when each class's tokens run out, and moves
-    // between runs by up to 10 % on the kernel's own HTB too (BENCHMARKS.md, "Shaper"),
-    // so each is checked within ±10 % of the simulated split.
+    // between runs on the kernel's own HTB too (its A1 has been from 3 % below to 15 %
+    // above the simulated 41.27 Mbit/s; BENCHMARKS.md, "Shaper"). Each is checked within
+    // ±10 % of the simulated split, which ours met in all but one of the runs recorded
+    // there.
     let (got, want) = (real.c_off[0] + real.c_off[1], sim.c_off[0] + sim.c_off[1]);
     assert!(
         (got / want - 1.0).abs() <= 0.05,
