@@ -141,11 +141,14 @@ pub fn run(args: &SweepArgs) -> Result<(), Failure> {
     let mut written = Written::default();
     written.stream(dir, &name, |w| table(&plan, &rows).write_csv(w))?;
     let mut so = std::io::stdout().lock();
+    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     writeln!(
         so,
-        "{}: {total} runs on {jobs} threads, {failed} could not be made (see the `error` \
-         column)\ntable written: {}",
+        "{}: {} on {}, {failed} could not be made (see the `error` column)\n\
+         table written: {}",
         scenario.name,
+        count(total, "run"),
+        count(jobs, "thread"),
         out.display()
     )
     .map_err(stdout_failure)?;
