@@ -17,6 +17,12 @@
 //! (`BENCHMARKS.md`, "Shaper": one sleep per frame was most of the datapath's CPU
 //! time).
 //!
+//! After each sleep the loop records how late it woke for the frames that arrived
+//! while it slept: from the kernel's receipt of the earliest of them (its ring
+//! timestamp) to `poll`'s return. That time is the operating system's and the
+//! hypervisor's, not the shaper's (the thread was blocked in `poll` all along), and is
+//! what a user-space shaper adds to an idle link's latency beyond its own work.
+//!
 //! A turn that runs late (the thread stalled by the machine) loses no link time up to
 //! `[shaper] catch_up`: each tree's port counts the next start from when the link
 //! became free, within that allowance ([`linkshare_core::port`]), and sends back to back.
@@ -38,7 +44,7 @@ use crate::frames::pieces;
 use crate::hist::Histogram;
 use crate::pool::{Frame, FramePool};
 use crate::snapshot::{ClassSnapshot, DatapathStats, PoolStats, Snapshot};
-use crate::sys::clock::{Timer, monotonic_ns, poll_readable, thread_cpu_ns};
+use crate::sys::clock::{Timer, monotonic_ns, poll_readable, realtime_ns, thread_cpu_ns};
 use crate::sys::rx::RxRing;
 use crate::sys::tx::{BATCH, TxSocket};
 
@@ -311,6 +317,7 @@ impl Tree {
                 high_water: self.pool.high_water() as u64,
             },
             pacing: self.pacing.clone(),
+            wakeup: Histogram::default(),
             reverse: None,
         }
     }
@@ -397,6 +404,8 @@ pub(crate) struct Datapath {
     working_since: Option<Instant>,
     /// When the last turn that did work started.
     last_work: Instant,
+    /// How late the loop woke for frames that arrived while it slept (module docs).
+    wakeup: Histogram,
 }
 
 impl std::fmt::Debug for Datapath {
@@ -465,6 +474,7 @@ impl Datapath {
             last_publish: Instant::ZERO,
             working_since: None,
             last_work: Instant::ZERO,
+            wakeup: Histogram::default(),
         })
     }
 
@@ -544,6 +554,7 @@ impl Datapath {
             }
             self.timer.arm(self.origin_ns + wake_at.as_nanos())?;
             self.forward.stats.sleeps += 1;
+            let slept_at = realtime_ns();
             let [_, _, timer, woken] = poll_readable(
                 [
                     self.rx_in.fd().as_fd(),
@@ -553,6 +564,7 @@ impl Datapath {
                 ],
                 -1,
             )?;
+            self.record_wakeup(slept_at, realtime_ns());
             if timer {
                 self.timer.clear();
             }
@@ -560,6 +572,21 @@ impl Datapath {
                 let mut drain = [0u8; 64];
                 let _ = std::io::Read::read(&mut &signals.wake, &mut drain);
             }
+        }
+    }
+
+    /// Records how long after the kernel received the earliest frame that arrived
+    /// during a sleep from `slept_at` to `woke` (`CLOCK_REALTIME` nanoseconds) the loop
+    /// woke, if one did. Frames stamped outside the sleep (they came before it began,
+    /// or the clock was stepped) are not counted.
+    fn record_wakeup(&mut self, slept_at: u64, woke: u64) {
+        let first = [self.rx_in.waiting_since(), self.rx_out.waiting_since()]
+            .into_iter()
+            .flatten()
+            .filter(|t| (slept_at..=woke).contains(t))
+            .min();
+        if let Some(t) = first {
+            self.wakeup.record(Duration(woke - t));
         }
     }
 
@@ -614,6 +641,7 @@ impl Datapath {
         let mut snap =
             self.forward
                 .snapshot(now, self.last_publish, delays, (inp.clone(), out.clone()));
+        snap.wakeup = self.wakeup.clone();
         snap.reverse = self
             .reverse
             .as_mut()

@@ -13,6 +13,7 @@
 //! | `linkshare_class_backlog_{packets,bytes}` | class, state | queued now |
 //! | `linkshare_class_rate_bps` | class | sent over the last interval |
 //! | `linkshare_pacing_error_seconds` | | histogram: actual − scheduled start |
+//! | `linkshare_wakeup_delay_seconds` | | histogram: how late the loop woke for frames that arrived while it slept |
 //! | `linkshare_pool_frames` | state (capacity, in_use, high_water) | the frame pool |
 //! | `linkshare_datapath_*_total` | | loop turns, sleeps, frames, unparsed (by reason), offloads, ring drops |
 //! | `linkshare_datapath_cpu_seconds_total` | mode (user, system) | CPU time of the datapath thread |
@@ -27,7 +28,7 @@
 //! offloads). The forward tree's series keep the labels above and no `direction`, so
 //! that scrapes and dashboards written for a one-tree shaper read the same numbers
 //! (select the forward tree alone with `direction=""`). The loop's own counters (turns,
-//! sleeps, reloads, ring drops) are not per direction.
+//! sleeps, reloads, ring drops, wake-up delay) are not per direction.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -44,6 +45,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::UNPARSED_REASONS;
+use crate::hist::Histogram;
 use crate::snapshot::Snapshot;
 
 /// How often the datapath publishes a snapshot.
@@ -83,6 +85,31 @@ fn gauge(
     Ok(())
 }
 
+/// Encodes `h` as one series of a histogram family, labelled `labels`: a bucket at
+/// every power of two nanoseconds (the histogram has four per power; the encoder wants
+/// each bucket's own count and accumulates them).
+fn encode_histogram(
+    m: &mut prometheus_client::encoding::MetricEncoder<'_>,
+    labels: &Labels<'_>,
+    h: &Histogram,
+) -> std::fmt::Result {
+    let mut buckets: Vec<(f64, u64)> = Vec::new();
+    let mut pending = 0;
+    for (bound, c) in h.buckets() {
+        pending += c;
+        if bound.is_power_of_two() {
+            buckets.push((bound as f64 / 1e9, pending));
+            pending = 0;
+        }
+    }
+    if let Some(last) = buckets.last_mut() {
+        last.1 += pending;
+    }
+    let sum = h.sum_ns() as f64 / 1e9;
+    m.encode_family(labels)?
+        .encode_histogram::<prometheus_client::encoding::NoLabelSet>(sum, h.count(), &buckets, None)
+}
+
 /// The trees of a snapshot with the labels that tell them apart: none for the forward
 /// tree (its series are those of a shaper without a reverse tree), `direction="reverse"`
 /// for the reverse one.
@@ -108,6 +135,7 @@ impl Collector for SnapshotCollector {
             return Ok(());
         };
         let trees = trees(&s);
+        let none: Labels<'_> = Vec::new();
         // Every class of both trees: its labels (class, state, direction) and counters.
         let classes: Vec<(Labels<'_>, &Counters)> = trees
             .iter()
@@ -223,29 +251,17 @@ impl Collector for SnapshotCollector {
                 MetricType::Histogram,
             )?;
             for (t, dir) in &trees {
-                // Exported at every power of two (the histogram has four buckets per
-                // power); the encoder wants each bucket's own count and accumulates them.
-                let mut buckets: Vec<(f64, u64)> = Vec::new();
-                let mut pending = 0;
-                for (bound, c) in t.pacing.buckets() {
-                    pending += c;
-                    if bound.is_power_of_two() {
-                        buckets.push((bound as f64 / 1e9, pending));
-                        pending = 0;
-                    }
-                }
-                if let Some(last) = buckets.last_mut() {
-                    last.1 += pending;
-                }
-                let sum = t.pacing.sum_ns() as f64 / 1e9;
-                m.encode_family(dir)?
-                    .encode_histogram::<prometheus_client::encoding::NoLabelSet>(
-                        sum,
-                        t.pacing.count(),
-                        &buckets,
-                        None,
-                    )?;
+                encode_histogram(&mut m, dir, &t.pacing)?;
             }
+        }
+        {
+            let mut m = e.encode_descriptor(
+                "linkshare_wakeup_delay_seconds",
+                "How late the datapath woke for frames that arrived while it slept (kernel receipt of the earliest to the end of the sleep)",
+                None,
+                MetricType::Histogram,
+            )?;
+            encode_histogram(&mut m, &none, &s.wakeup)?;
         }
         let pool: Vec<(Labels<'_>, f64)> = trees
             .iter()
@@ -260,7 +276,6 @@ impl Collector for SnapshotCollector {
             .collect();
         gauge(&mut e, "linkshare_pool_frames", "Frame pool slots", &pool)?;
         let d = &s.stats;
-        let none: Labels<'_> = Vec::new();
         // Counted by the loop, in the forward tree's stats only.
         for (name, help, v) in [
             (
@@ -498,6 +513,7 @@ mod tests {
                 high_water: 5,
             },
             pacing,
+            wakeup: Histogram::default(),
             reverse: None,
         }
     }
@@ -515,8 +531,14 @@ mod tests {
     /// series; the forward tree's series are exactly those of a one-tree shaper.
     #[test]
     fn the_reverse_tree_is_labelled_and_the_forward_one_unchanged() {
-        let one = encode(tree("up", "si", "so"));
-        let mut both = tree("up", "si", "so");
+        let forward = || {
+            let mut t = tree("up", "si", "so");
+            t.wakeup.record(Duration::from_micros(20));
+            t.wakeup.record(Duration::from_millis(2));
+            t
+        };
+        let one = encode(forward());
+        let mut both = forward();
         both.reverse = Some(Box::new(tree("down", "so", "si")));
         let both = encode(both);
         for line in one.lines().filter(|l| !l.starts_with('#')) {
@@ -541,8 +563,15 @@ mod tests {
             "linkshare_datapath_rx_frames_total{direction=\"reverse\"} 10",
             "linkshare_pacing_error_seconds_count{direction=\"reverse\"} 1",
             "linkshare_pacing_error_seconds_count 1",
+            // The loop's: one series, no direction; 20 µs is below 2^20 ns, 2 ms above.
+            "linkshare_wakeup_delay_seconds_bucket{le=\"0.001048576\"} 1",
+            "linkshare_wakeup_delay_seconds_count 2",
         ] {
             assert!(both.contains(want), "no {want} in:\n{both}");
         }
+        assert!(
+            !both.contains("linkshare_wakeup_delay_seconds_count{"),
+            "{both}"
+        );
     }
 }

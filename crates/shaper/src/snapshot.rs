@@ -113,6 +113,11 @@ pub struct Snapshot {
     pub pool: PoolStats,
     /// Pacing error: actual minus scheduled start of each transmission.
     pub pacing: Histogram,
+    /// How late the loop woke for frames that arrived while it slept, from the
+    /// kernel's receipt of the earliest (its receive ring timestamp) to the end of the
+    /// sleep: the operating system's share of an idle link's latency. The loop's, so
+    /// in the forward snapshot only (empty in the reverse one).
+    pub wakeup: Histogram,
     /// The reverse tree's snapshot, when one is configured: its `interfaces` are
     /// (`out`, `in`), its `stats` count the frames read on `out` and sent on `in`; the
     /// loop's own counters (turns, sleeps, reloads, ring drops) are in this, the

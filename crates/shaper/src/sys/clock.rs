@@ -1,15 +1,24 @@
-//! The monotonic clock, a timer on an absolute monotonic deadline, and `poll`.
+//! The monotonic and real-time clocks, a timer on an absolute monotonic deadline, and `poll`.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 /// Nanoseconds of `CLOCK_MONOTONIC`.
 pub(crate) fn monotonic_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC)
+}
+
+/// Nanoseconds of `CLOCK_REALTIME`, the clock of the receive ring's timestamps.
+pub(crate) fn realtime_ns() -> u64 {
+    clock_ns(libc::CLOCK_REALTIME)
+}
+
+fn clock_ns(clock: libc::clockid_t) -> u64 {
     // SAFETY: `timespec` is plain old data; all-zero is valid.
     let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: `ts` is live and writable; CLOCK_MONOTONIC always exists on Linux.
+    // SAFETY: `ts` is live and writable; both clocks always exist on Linux.
     unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+        libc::clock_gettime(clock, &mut ts);
     }
     (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
 }

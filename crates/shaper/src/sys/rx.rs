@@ -180,6 +180,20 @@ impl RxRing {
         }
     }
 
+    /// When the kernel received the next frame waiting in the ring, if one is:
+    /// `CLOCK_REALTIME` nanoseconds, the frame's software timestamp or, without one,
+    /// the time the kernel wrote it into the ring (`tpacket_rcv`).
+    pub(crate) fn waiting_since(&self) -> Option<u64> {
+        let status = self.status(self.next).load(Ordering::Acquire);
+        if status & libc::TP_STATUS_USER == 0 {
+            return None;
+        }
+        // SAFETY: as in `next`: the slot is ours while its status says TP_STATUS_USER
+        // (read with Acquire above), and its header lies inside the mapping.
+        let h = unsafe { *self.header(self.next) };
+        Some(u64::from(h.tp_sec) * 1_000_000_000 + u64::from(h.tp_nsec))
+    }
+
     /// The next received frame, if one is waiting. The frame borrows the ring: its slot
     /// goes back to the kernel on the next call. `Err` only for a failed `recv` of a
     /// copied frame (the slot is released and the frame lost).
