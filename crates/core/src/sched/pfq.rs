@@ -327,7 +327,7 @@ impl<P: Packet> Scheduler<P> for Pfq<P> {
         }
         let exact = head_tags(self.flavor, &self.leaves);
         match next {
-            Some(tag) => self.heads.replace_min(tag, &exact),
+            Some(tag) => self.heads.replace_min(c, tag, &exact),
             None => self.heads.pop_min(&exact),
         }
         Some(Dequeued {

@@ -85,7 +85,7 @@ impl<V> FastPerc<V> {
         let next = if front { q.front() } else { q.back() }.map(|i| i.tag);
         let exact = head_tag(&self.queues);
         match next {
-            Some(next) if front => self.heads.replace_min(next, &exact),
+            Some(next) if front => self.heads.replace_min(c, next, &exact),
             Some(next) => {
                 if self.tails_kept {
                     self.tails.set(c, Reverse(next));

@@ -233,10 +233,11 @@ impl HeadTree {
         }
     }
 
-    /// The smallest conversation's head tag is now `tag` (`exact` already gives it).
+    /// The smallest conversation, `c` (as [`HeadTree::peek`] gave it), has head tag
+    /// `tag` now (`exact` already gives it).
     #[inline]
-    pub fn replace_min(&mut self, tag: Tag, exact: &impl Fn(u32) -> Tag) {
-        let Some(c) = self.peek() else { return };
+    pub fn replace_min(&mut self, c: u32, tag: Tag, exact: &impl Fn(u32) -> Tag) {
+        debug_assert_eq!(self.peek(), Some(c), "not the smallest conversation");
         let (e, inexact) = self.entry(c, tag, exact);
         if self.inexact != 0 {
             // The old entry is read after `entry`, which may have rebased it.
@@ -297,7 +298,7 @@ impl HeadTree {
     /// present (`exact` already gives it).
     pub fn set(&mut self, c: u32, tag: Tag, exact: &impl Fn(u32) -> Tag) {
         if self.peek() == Some(c) {
-            self.replace_min(tag, exact);
+            self.replace_min(c, tag, exact);
         } else {
             self.remove(c, exact);
             self.push(c, tag, exact);
@@ -551,13 +552,12 @@ mod tests {
                     h.set(c, t, &exact);
                 }
                 Op::ReplaceMin(t) => {
-                    if let Some((old, c)) = model.pop_first() {
+                    if let Some((_, c)) = model.pop_first() {
                         model.insert((t, c));
                         heads[c as usize] = Some(t);
-                        let _ = old;
+                        let exact = |c: u32| heads[c as usize].expect("present");
+                        h.replace_min(c, t, &exact);
                     }
-                    let exact = |c: u32| heads[c as usize].expect("present");
-                    h.replace_min(t, &exact);
                 }
                 Op::PopMin => {
                     let want = model.pop_first().map(|(_, c)| c);
