@@ -213,11 +213,18 @@ impl<P: Packet, S: BidQueue<P>> Keshav<P, S> {
         self.leaves.get(class.index()).copied().unwrap_or(false)
     }
 
-    /// [`RoundNumber::arrive`], out of the packet path's code (see
+    /// `δ^α` of `class`, in round units.
+    #[inline]
+    fn delta(&self, class: ClassId) -> u128 {
+        self.deltas.get(class.index()).copied().unwrap_or(0)
+    }
+
+    /// [`RoundNumber::arrive`] and the packet's bid, out of the packet path's code (see
     /// [`RoundNumber::arrive_if_active`]).
     #[inline(never)]
-    fn arrive(&mut self, now: crate::units::Instant, c: u32, size: u32) -> round::Arrival {
-        self.round.arrive(now, c, u64::from(size))
+    fn arrive(&mut self, now: crate::units::Instant, class: ClassId, size: u32) -> u128 {
+        let a = self.round.arrive(now, class.0, u64::from(size));
+        bid::bid(&a, self.delta(class))
     }
 
     #[cold]
@@ -253,13 +260,12 @@ impl<P: Packet, S: BidQueue<P>> Scheduler<P> for Keshav<P, S> {
             });
         }
         let size = pkt.wire_len();
-        let a = match self.round.arrive_if_active(now, class.0, u64::from(size)) {
-            Some(a) => a,
-            None => self.arrive(now, class.0, size),
+        let bid = match self.round.arrive_if_active(now, class.0, u64::from(size)) {
+            Some(a) => bid::bid(&a, self.delta(class)),
+            None => self.arrive(now, class, size),
         };
-        let delta = self.deltas.get(class.index()).copied().unwrap_or(0);
         let seq = self.seq;
-        let tag = Tag::new(bid::bid(&a, delta), seq);
+        let tag = Tag::new(bid, seq);
         self.seq += 1;
         let e = Entry {
             tag,
