@@ -174,8 +174,10 @@ impl WinnerTree {
     }
 
     /// [`WinnerTree::replay`] in the order of the entries as numbers, in straight-line
-    /// code (see the [module docs](self)).
-    #[inline(never)]
+    /// code (see the [module docs](self)). Inlined into its callers, the heads' dequeues:
+    /// a call would cost them the saving and restoring of the registers that hold the
+    /// packet served, about 8 instructions a dequeue.
+    #[inline(always)]
     pub fn replay_min(&mut self, i: usize, e: u128) {
         // Position `p = j + 3` of node `j`: its line `p / 4`, its parent's position
         // `p / 4 + 2`; the root at position 3.

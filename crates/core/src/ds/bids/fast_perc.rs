@@ -81,8 +81,10 @@ impl<V> FastPerc<V> {
         let q = &mut self.queues[c as usize];
         let item = if front { q.pop_front() } else { q.pop_back() };
         let item = item.expect("a conversation in the heaps has packets");
-        self.len -= 1;
+        // Read before the length changes: a store in between would make the compiler
+        // load the FIFO's header again.
         let next = if front { q.front() } else { q.back() }.map(|i| i.tag);
+        self.len -= 1;
         let exact = head_tag(&self.queues);
         match next {
             Some(next) if front => self.heads.replace_min(c, next, &exact),
