@@ -121,24 +121,29 @@ impl<V> FastPerc<V> {
         }
     }
 
-    /// After an insertion whose conversation's tail is now `tag`: keeps the max-heap,
+    /// After an insertion at the tail of conversation `c`'s FIFO: keeps the max-heap,
     /// or stops keeping it after a quiet period (see the [module docs](self)).
     #[inline(always)]
-    fn tail_rose(&mut self, c: u32, tag: Tag) {
+    fn tail_rose(&mut self, c: u32) {
         if self.tails_kept {
-            self.keep_tail(c, tag);
+            self.keep_tail(c);
         }
     }
 
-    /// [`FastPerc::tail_rose`] while the max-heap is kept.
+    /// [`FastPerc::tail_rose`] while the max-heap is kept. It reads the new tail's tag
+    /// from the FIFO (just written, in the first cache level): a tag passed to this call
+    /// would be written to the stack on every insertion, kept or not.
     #[inline(never)]
-    fn keep_tail(&mut self, c: u32, tag: Tag) {
+    fn keep_tail(&mut self, c: u32) {
         self.quiet += 1;
         if self.quiet > self.heads.len() {
             self.tails.clear();
             self.tails_kept = false;
         } else {
-            self.tails.set_inlined(c, Reverse(tag));
+            let tail = self.queues[c as usize]
+                .back()
+                .expect("a conversation just appended to has packets");
+            self.tails.set_inlined(c, Reverse(tail.tag));
         }
     }
 
@@ -199,7 +204,7 @@ impl<V> BidQueue<V> for FastPerc<V> {
         if was_empty {
             self.heads.push(c, tag, &head_tag(&self.queues));
         }
-        self.tail_rose(c, tag);
+        self.tail_rose(c);
     }
 
     #[inline]
