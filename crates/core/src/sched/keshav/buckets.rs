@@ -44,9 +44,8 @@
 //! conversation in it, plus a scan of the bitmap (16 words). Every conversation is
 //! moved between buckets at most once per bucket emptied with it in it, and only when
 //! the round number has reached the bucket. The worst case, every key in one bucket, is
-//! a binary heap of them all. Measured in `BENCHMARKS.md` (Keshav's sixth pass:
-//! `round::arrival` flat at 537 instructions a packet from 100 to 100 000
-//! conversations).
+//! a binary heap of them all. Measured in `BENCHMARKS.md` (Keshav's sixth and tenth
+//! passes: `round::arrival` flat from 100 to 100 000 conversations).
 //!
 //! # Verification
 //!
