@@ -377,6 +377,10 @@ struct Exp2 {
     /// Through the shaper, what arrived at each class while C idled (Mbit/s): the
     /// sources' offered rates as the shaper received them; `None` elsewhere.
     offered_off: Option<[f64; 3]>,
+    /// Through the shaper, whether each class's queue was seen empty in each measured
+    /// interval, while C sent and while it idled (its backlog scraped about every
+    /// [`WATCH_EVERY`]); `None` elsewhere.
+    emptied: Option<[[bool; 3]; 2]>,
 }
 
 const EXP2_CLASSES: [&str; 3] = ["A1", "B2", "C"];
@@ -470,10 +474,19 @@ fn missed_link(kernel: Exp2, simulated: Exp2, classes: [&str; 3]) -> Option<Stri
     })
 }
 
+/// How often [`exp2_traffic`] calls its `watch` in the measured intervals: the shaper
+/// publishes its counters every 100 ms.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
+
 /// Sends the experiment's traffic for 10 s: A1, B2 and C at 60 Mbit/s each, C only in
 /// the first 5 s; `sample(t)` is called at 1, 4.5, 6 and 9.5 s and returns per-class
-/// (seconds, bytes) counters.
-fn exp2_traffic(bed: &Testbed, mut sample: impl FnMut() -> [(f64, f64); 3]) -> Exp2 {
+/// (seconds, bytes) counters; `watch(i)` is called every [`WATCH_EVERY`] inside the
+/// measured intervals, from 1 to 4.5 s (`i` = 0) and from 6 to 9.5 s (`i` = 1).
+fn exp2_traffic(
+    bed: &Testbed,
+    mut sample: impl FnMut() -> [(f64, f64); 3],
+    mut watch: impl FnMut(usize),
+) -> Exp2 {
     let servers: Vec<Proc> = [5201, 5202, 5203]
         .iter()
         .map(|&p| iperf_server(bed, p))
@@ -501,6 +514,12 @@ fn exp2_traffic(bed: &Testbed, mut sample: impl FnMut() -> [(f64, f64); 3]) -> E
     let mut samples = Vec::new();
     let mut cpu = Vec::new();
     for s in [1.0, 4.5, 6.0, 9.5] {
+        if samples.len() % 2 == 1 {
+            while t0.elapsed() + WATCH_EVERY < Duration::from_secs_f64(s) {
+                watch(samples.len() / 2);
+                std::thread::sleep(WATCH_EVERY);
+            }
+        }
         at(s);
         samples.push(sample());
         cpu.push(CpuTime::now());
@@ -516,6 +535,7 @@ fn exp2_traffic(bed: &Testbed, mut sample: impl FnMut() -> [(f64, f64); 3]) -> E
         c_off: rate(&samples[2], &samples[3]),
         stolen: stolen(0, 1).zip(stolen(2, 3)).map(|(a, b)| a.max(b)),
         offered_off: None,
+        emptied: None,
     }
 }
 
@@ -536,18 +556,34 @@ fn exp2_shaper(bed: &Testbed, scheduler: &str) -> Exp2 {
 }
 
 /// [`exp2_traffic`] through the running `shaper`: the rates delivered to `classes`,
+/// which of their queues were seen empty in each measured interval ([`Exp2::emptied`]),
 /// and what arrived at them while the third idled ([`Exp2::offered_off`]) unless the
 /// shaper's receive rings dropped frames at any time in the run (what arrived is then
 /// not all that was offered).
 fn exp2_through(bed: &Testbed, shaper: &Shaper, classes: [&str; 3]) -> Exp2 {
     // What had arrived at each class at every sample; the last two bound the interval.
     let mut arrived: Vec<[(f64, f64); 3]> = Vec::new();
-    let mut r = exp2_traffic(bed, || {
-        let s = summary(shaper);
-        let t = s["duration_s"].as_f64().unwrap();
-        arrived.push(classes.map(|c| (t, num(&class(&s, c)["bytes_sent"]) as f64)));
-        classes.map(|c| (t, num(&class(&s, c)["bytes_delivered"]) as f64))
-    });
+    let mut emptied = [[false; 3]; 2];
+    let mut r = exp2_traffic(
+        bed,
+        || {
+            let s = summary(shaper);
+            let t = s["duration_s"].as_f64().unwrap();
+            arrived.push(classes.map(|c| (t, num(&class(&s, c)["bytes_sent"]) as f64)));
+            classes.map(|c| (t, num(&class(&s, c)["bytes_delivered"]) as f64))
+        },
+        |interval| {
+            let Some(text) = scrape(bed, shaper) else {
+                return;
+            };
+            for (empty, c) in emptied[interval].iter_mut().zip(classes) {
+                let backlog =
+                    format!("linkshare_class_backlog_packets{{class=\"{c}\",state=\"active\"}}");
+                *empty |= metric(&text, &backlog) == 0.0;
+            }
+        },
+    );
+    r.emptied = Some(emptied);
     let text = scrape(bed, shaper).expect("the shaper still answers");
     let ring_drops: f64 = text
         .lines()
@@ -576,6 +612,7 @@ fn a_borrower_offered_less_than_its_share_is_not_judged() {
         c_off: [48.4, 51.6, 0.0],
         stolen: Some(0.0),
         offered_off,
+        emptied: None,
     };
     let simulated = Exp2 {
         c_off: [41.27, 58.73, 0.0],
@@ -595,6 +632,45 @@ fn a_borrower_offered_less_than_its_share_is_not_judged() {
     assert_eq!(short_source(run(None), simulated, EXP2_CLASSES), None);
 }
 
+/// The other premise check alone (no traffic): a class whose queue was seen empty in a
+/// measured interval is named for that interval, the third class only while it sends;
+/// a run whose queues were not watched is judged.
+#[test]
+fn a_class_whose_queue_ran_empty_is_not_judged() {
+    let run = |emptied| Exp2 {
+        c_on: [30.0, 30.0, 40.0],
+        c_off: [41.27, 58.73, 0.0],
+        stolen: Some(0.0),
+        offered_off: None,
+        emptied,
+    };
+    let none = [false; 3];
+    let on = emptied_queue(run(Some([[true, false, false], none])), EXP2_CLASSES, 0);
+    let on = on.expect("A1 emptied while C sent");
+    assert!(on.contains("A1") && on.contains("every class sent"), "{on}");
+    let c_idles = run(Some([none, [false, false, true]]));
+    assert_eq!(emptied_queue(c_idles, EXP2_CLASSES, 1), None);
+    let off = emptied_queue(run(Some([none, [false, true, false]])), EXP2_CLASSES, 1);
+    assert!(off.is_some_and(|s| s.contains("B2") && !s.contains("A1")));
+    assert_eq!(emptied_queue(run(None), EXP2_CLASSES, 0), None);
+}
+
+/// Prints, under a row of rates, the sending classes whose queue was seen empty in a
+/// measured interval, if any ([`Exp2::emptied`]).
+fn eprint_emptied(r: Exp2, classes: [&str; 3]) {
+    let Some(emptied) = r.emptied else { return };
+    let seen: Vec<String> = (emptied.iter().zip([(3, "sending"), (2, "idle")]))
+        .flat_map(|(flags, (sending, when))| {
+            (flags.iter().zip(classes).take(sending))
+                .filter(|(empty, _)| **empty)
+                .map(move |(_, c)| format!("{c} ({} {when})", classes[2]))
+        })
+        .collect();
+    if !seen.is_empty() {
+        eprintln!("    queue seen empty: {}", seen.join(", "));
+    }
+}
+
 /// Prints, under a row of rates, what arrived at the shaper while the third class idled
 /// (if known): the row's `|` at column `bar`, `gap` spaces after it.
 fn eprint_offered(r: Exp2, bar: usize, gap: usize) {
@@ -603,6 +679,28 @@ fn eprint_offered(r: Exp2, bar: usize, gap: usize) {
         let pad = bar - LABEL.len();
         eprintln!("{LABEL}{:pad$}|{:gap$}{a:>7.2} {b:>7.2} {c:>7.2}", "", "");
     }
+}
+
+/// Why the rates of measured interval `interval` (0 while the third class sends, 1
+/// while it idles) are not judged: the queue of a class sending in it was seen empty
+/// ([`Exp2::emptied`]). The experiment keeps every sending class backlogged, each
+/// offered 60 Mbit/s and its queue at its limit, so a queue runs empty only when its
+/// source paused for longer than the queue lasts (a sender the loaded machine stalled),
+/// and its siblings then take the rest, whatever the scheduler.
+fn emptied_queue(shaped: Exp2, classes: [&str; 3], interval: usize) -> Option<String> {
+    let emptied = shaped.emptied?[interval];
+    let sending = if interval == 0 { 3 } else { 2 };
+    let named: Vec<&str> = (emptied.iter().zip(classes).take(sending))
+        .filter(|(empty, _)| **empty)
+        .map(|(_, c)| c)
+        .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "the queue of {} ran empty while {}: its source paused",
+            named.join(" and "),
+            ["every class sent", "the third class idled"][interval]
+        )
+    })
 }
 
 /// Why a comparison of the borrowers' split while the third class idles is not judged:
@@ -660,7 +758,11 @@ fn exp2_kernel_htb(bed: &Testbed) -> Exp2 {
             ),
         );
     }
-    let r = exp2_traffic(bed, || kernel_bytes(bed, "so", ["1:11", "1:22", "1:30"]));
+    let r = exp2_traffic(
+        bed,
+        || kernel_bytes(bed, "so", ["1:11", "1:22", "1:30"]),
+        |_| (),
+    );
     bed.remove_bridge().unwrap();
     r
 }
@@ -729,6 +831,7 @@ fn simulated(scenario: &Path, scheduler: &str, classes: [&str; 3]) -> Exp2 {
         c_off: classes.map(|c| rate(6.0, 9.5, c)),
         stolen: None,
         offered_off: None,
+        emptied: None,
     }
 }
 
@@ -748,6 +851,7 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
             r.c_on[0], r.c_on[1], r.c_on[2], r.c_off[0], r.c_off[1], r.c_off[2]
         );
         eprint_offered(r, 54, 8);
+        eprint_emptied(r, EXP2_CLASSES);
         (name.to_owned(), r)
     };
     let shaped = [exp2_shaper(&bed, "htb"), exp2_shaper(&bed, "hls")];
@@ -775,19 +879,23 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
         return;
     }
     // While C sends, every class has its guarantee: our HTB on real frames within ±5 %
-    // of our simulated HTB, class by class.
-    for ((got, want), class) in real.c_on.iter().zip(sim.c_on).zip(EXP2_CLASSES) {
-        assert!(
-            (got / want - 1.0).abs() <= 0.05,
-            "C sending: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {class})"
-        );
+    // of our simulated HTB, class by class, if every class stayed backlogged.
+    if machine_kept_up(emptied_queue(real, EXP2_CLASSES, 0).into_iter().collect()) {
+        for ((got, want), class) in real.c_on.iter().zip(sim.c_on).zip(EXP2_CLASSES) {
+            assert!(
+                (got / want - 1.0).abs() <= 0.05,
+                "C sending: real HTB {got:.2} vs simulated {want:.2} Mbit/s (class {class})"
+            );
+        }
     }
     // The rest compares what A1 and B2 get while C idles, each scheduler's run judged
-    // only if both were offered at least their simulated shares in it.
+    // only if both were offered at least their simulated shares in it and stayed
+    // backlogged.
     let (hls, hls_sim) = (rows[1].1, rows[3].1);
     let hls_offered = machine_kept_up(
         short_source(hls, hls_sim, EXP2_CLASSES)
             .into_iter()
+            .chain(emptied_queue(hls, EXP2_CLASSES, 1))
             .collect(),
     );
     if hls_offered {
@@ -797,7 +905,12 @@ fn hls_experiment_2_beside_the_kernel_and_the_simulator() {
             "HLS A1/B2 while C idles: {split:.3}"
         );
     }
-    if !machine_kept_up(short_source(real, sim, EXP2_CLASSES).into_iter().collect()) {
+    if !machine_kept_up(
+        short_source(real, sim, EXP2_CLASSES)
+            .into_iter()
+            .chain(emptied_queue(real, EXP2_CLASSES, 1))
+            .collect(),
+    ) {
         return;
     }
     // While C idles, A1 and B2 borrow its 40 Mbit/s: their sum within ±5 %; how HTB
@@ -874,7 +987,7 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
     bed.kernel_bridge().unwrap();
     bed.exec(&bed.shaper, &["sh", on_so.to_str().unwrap()])
         .expect("the script runs under the real tc");
-    let kernel = exp2_traffic(&bed, || kernel_bytes(&bed, "so", LEAVES));
+    let kernel = exp2_traffic(&bed, || kernel_bytes(&bed, "so", LEAVES), |_| ());
     bed.remove_bridge().unwrap();
 
     // The shaper on the imported scenario.
@@ -928,6 +1041,7 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
             r.c_on[0], r.c_on[1], r.c_on[2], r.c_off[0], r.c_off[1], r.c_off[2]
         );
         eprint_offered(r, 57, 10);
+        eprint_emptied(r, LEAVES);
     }
     // Every rate below is judged against the kernel's, in both phases.
     let missed = missed_guarantees(kernel, simulated, LEAVES)
@@ -938,7 +1052,11 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
         return;
     }
     let judged = [(shaped, "shaper"), (simulated, "simulator")];
+    let shaper_backlogged = machine_kept_up(emptied_queue(shaped, LEAVES, 0).into_iter().collect());
     for (other, what) in judged {
+        if what == "shaper" && !shaper_backlogged {
+            continue;
+        }
         for ((got, want), c) in other.c_on.iter().zip(kernel.c_on).zip(LEAVES) {
             assert!(
                 (got / want - 1.0).abs() <= 0.05,
@@ -947,10 +1065,12 @@ fn an_imported_tc_script_beside_the_kernel_and_the_simulator() {
         }
     }
     // The rest compares what 1:11 and 1:22 get while 1:30 idles: the shaper's run judged
-    // only if both were offered at least their simulated shares in it.
+    // only if both were offered at least their simulated shares in it and stayed
+    // backlogged.
     let shaper_offered = machine_kept_up(
         short_source(shaped, simulated, LEAVES)
             .into_iter()
+            .chain(emptied_queue(shaped, LEAVES, 1))
             .collect(),
     );
     for (other, what) in judged {
