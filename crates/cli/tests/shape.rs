@@ -608,11 +608,8 @@ fn exp2_through(bed: &Testbed, shaper: &Shaper, classes: [&str; 3]) -> Exp2 {
 #[test]
 fn a_borrower_offered_less_than_its_share_is_not_judged() {
     let run = |offered_off| Exp2 {
-        c_on: [30.0, 30.0, 40.0],
-        c_off: [48.4, 51.6, 0.0],
-        stolen: Some(0.0),
         offered_off,
-        emptied: None,
+        ..shaped_run([48.4, 51.6, 0.0])
     };
     let simulated = Exp2 {
         c_off: [41.27, 58.73, 0.0],
@@ -632,17 +629,26 @@ fn a_borrower_offered_less_than_its_share_is_not_judged() {
     assert_eq!(short_source(run(None), simulated, EXP2_CLASSES), None);
 }
 
+/// A run through the shaper for the premise checks' tests: every class at its share
+/// while the third sends, `c_off` after, no steal, nothing else known.
+fn shaped_run(c_off: [f64; 3]) -> Exp2 {
+    Exp2 {
+        c_on: [30.0, 30.0, 40.0],
+        c_off,
+        stolen: Some(0.0),
+        offered_off: None,
+        emptied: None,
+    }
+}
+
 /// The other premise check alone (no traffic): a class whose queue was seen empty in a
 /// measured interval is named for that interval, the third class only while it sends;
 /// a run whose queues were not watched is judged.
 #[test]
 fn a_class_whose_queue_ran_empty_is_not_judged() {
     let run = |emptied| Exp2 {
-        c_on: [30.0, 30.0, 40.0],
-        c_off: [41.27, 58.73, 0.0],
-        stolen: Some(0.0),
-        offered_off: None,
         emptied,
+        ..shaped_run([41.27, 58.73, 0.0])
     };
     let none = [false; 3];
     let on = emptied_queue(run(Some([[true, false, false], none])), EXP2_CLASSES, 0);
@@ -655,15 +661,28 @@ fn a_class_whose_queue_ran_empty_is_not_judged() {
     assert_eq!(emptied_queue(run(None), EXP2_CLASSES, 0), None);
 }
 
+/// The classes sending in measured interval `interval` (0 while the third class sends,
+/// 1 while it idles) whose queue was seen empty in it ([`Exp2::emptied`]); none if the
+/// queues were not watched.
+fn emptied_in(r: Exp2, classes: [&str; 3], interval: usize) -> Vec<&str> {
+    let Some(emptied) = r.emptied else {
+        return Vec::new();
+    };
+    let sending = if interval == 0 { 3 } else { 2 };
+    (emptied[interval].iter().zip(classes).take(sending))
+        .filter(|(empty, _)| **empty)
+        .map(|(_, c)| c)
+        .collect()
+}
+
 /// Prints, under a row of rates, the sending classes whose queue was seen empty in a
-/// measured interval, if any ([`Exp2::emptied`]).
+/// measured interval, if any ([`emptied_in`]).
 fn eprint_emptied(r: Exp2, classes: [&str; 3]) {
-    let Some(emptied) = r.emptied else { return };
-    let seen: Vec<String> = (emptied.iter().zip([(3, "sending"), (2, "idle")]))
-        .flat_map(|(flags, (sending, when))| {
-            (flags.iter().zip(classes).take(sending))
-                .filter(|(empty, _)| **empty)
-                .map(move |(_, c)| format!("{c} ({} {when})", classes[2]))
+    let seen: Vec<String> = (0..2)
+        .flat_map(|i| {
+            let when = ["sending", "idle"][i];
+            (emptied_in(r, classes, i).into_iter())
+                .map(move |c| format!("{c} ({} {when})", classes[2]))
         })
         .collect();
     if !seen.is_empty() {
@@ -688,12 +707,7 @@ fn eprint_offered(r: Exp2, bar: usize, gap: usize) {
 /// source paused for longer than the queue lasts (a sender the loaded machine stalled),
 /// and its siblings then take the rest, whatever the scheduler.
 fn emptied_queue(shaped: Exp2, classes: [&str; 3], interval: usize) -> Option<String> {
-    let emptied = shaped.emptied?[interval];
-    let sending = if interval == 0 { 3 } else { 2 };
-    let named: Vec<&str> = (emptied.iter().zip(classes).take(sending))
-        .filter(|(empty, _)| **empty)
-        .map(|(_, c)| c)
-        .collect();
+    let named = emptied_in(shaped, classes, interval);
     (!named.is_empty()).then(|| {
         format!(
             "the queue of {} ran empty while {}: its source paused",

@@ -80,12 +80,12 @@ impl Sequence {
         self.0
     }
 
-    /// A leaf of `leaves` (of `n`) and a length in `64..=1087` bytes.
+    /// A leaf of `leaves` (of `n`) and a length in `MIN_LEN..=MAX_LEN` bytes.
     #[inline]
     fn arrival(&mut self, n: usize, leaves: impl Leaves) -> (ClassId, u32) {
         let x = self.next();
         let leaf = ((u128::from(x) * n as u128) >> 64) as u32;
-        (leaves.id(leaf), 64 + ((x >> 20) & 1023) as u32)
+        (leaves.id(leaf), MIN_LEN + ((x >> 20) as u32 & LEN_MASK))
     }
 }
 
@@ -184,8 +184,14 @@ fn warm_up<O>(n: usize, mut f: impl FnMut() -> O) {
     }
 }
 
+/// Smallest packet length [`Sequence::arrival`] draws, in bytes.
+const MIN_LEN: u32 = 64;
+
+/// The spread of the lengths above [`MIN_LEN`], as a bit mask (a power of two less one).
+const LEN_MASK: u32 = 1_023;
+
 /// Largest packet length [`Sequence::arrival`] draws, in bytes.
-const MAX_LEN: u32 = 64 + 1_023;
+const MAX_LEN: u32 = MIN_LEN + LEN_MASK;
 
 /// The clock of a link kept busy at `rate`: after each packet it reads the instant the
 /// packet's last bit left, from the exact sum of the transmission times, rounded up to
@@ -517,8 +523,9 @@ mod round {
 
     #[divan::bench(args = CLASSES)]
     fn arrival(bencher: Bencher<'_, '_>, n: usize) {
-        let mut link = LinkClock::new(tree(1).link_rate());
-        let mut r = RoundNumber::new(tree(1).link_rate(), vec![1; n + 1]);
+        let rate = tree(1).link_rate();
+        let mut link = LinkClock::new(rate);
+        let mut r = RoundNumber::new(rate, vec![1; n + 1]);
         let mut seq = Sequence(7);
         let mut arrive = move || {
             let (class, len) = seq.arrival(n, Flat);
