@@ -16,6 +16,12 @@
 //! * `round`: Keshav's exact round number alone, one arrival per packet time.
 //!
 //! Run: `cargo bench -p linkshare-core --bench sched`.
+//!
+//! `cargo bench -p linkshare-core --bench sched -- --fq-ratio` runs instead the
+//! fair-queueing disciplines of `backlogged` against DRR on the same benchmark,
+//! interleaved in short slices, and prints the ratio of their pairs' times slice by
+//! slice ([`fq_ratio`]): the figure of issue 11's "at most 3× DRR", measured so that a
+//! change of the machine's speed (a shared VM's) falls on both sides of the ratio.
 
 use divan::Bencher;
 use linkshare_core::buffer::BufferConfig;
@@ -44,7 +50,11 @@ use linkshare_core::units::{Duration, Instant, Rate};
 use linkshare_core::{Enqueue, Qdisc};
 
 fn main() {
-    divan::main();
+    if std::env::args().any(|a| a == fq_ratio::FLAG) {
+        fq_ratio::run();
+    } else {
+        divan::main();
+    }
 }
 
 /// Pairs timed per sample (`--sample-size` overrides it). A fixed size: divan otherwise
@@ -319,7 +329,15 @@ fn paced_pairs_in<S: Scheduler<TestPacket>>(
 /// [`pairs`] leave some classes empty, and at one instant (Keshav FQ's round number
 /// frozen at 0) let the fair-queueing disciplines' finish numbers drift apart until
 /// most arrivals find their class empty.
-fn backlogged_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, mut s: S) {
+fn backlogged_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, s: S) {
+    let mut pair = backlogged_pair(n, s);
+    warm_up(n, &mut pair);
+    bencher.bench_local(pair);
+}
+
+/// The pair of [`backlogged_pairs`] on `s`, filled but not warmed up: it returns the
+/// length of the packet it dequeued.
+fn backlogged_pair<S: Scheduler<TestPacket>>(n: usize, mut s: S) -> impl FnMut() -> Option<u32> {
     let mut link = LinkClock::new(tree(1).link_rate());
     let mut now = Instant::ZERO;
     let mut evicted = Vec::new();
@@ -334,7 +352,7 @@ fn backlogged_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize
     let mut served: Vec<ClassId> = (0..n as u32).map(|i| Flat.id(i)).collect();
     let mut next = 0;
     let mut seq = Sequence(7);
-    let mut pair = move || {
+    move || {
         let (_, len) = seq.arrival(n, Flat);
         let class = served[next];
         let verdict = s.enqueue(now, class, TestPacket { id: 0, len }, &mut evicted);
@@ -347,9 +365,7 @@ fn backlogged_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize
             next = 0;
         }
         Some(d.pkt.len)
-    };
-    warm_up(n, &mut pair);
-    bencher.bench_local(pair);
+    }
 }
 
 #[divan::bench_group(sample_size = PAIRS_PER_SAMPLE)]
@@ -731,5 +747,108 @@ mod qdisc {
     #[divan::bench(args = CLASSES)]
     fn stfq(bencher: Bencher<'_, '_>, n: usize) {
         through_qdisc(bencher, SchedulerKind::Stfq, n);
+    }
+}
+
+/// Fair-queueing pairs against DRR's, interleaved (`--fq-ratio`; see the [crate
+/// docs](crate)). Each discipline and DRR run the [`backlogged_pair`] of `n` classes
+/// side by side, each warmed up; then [`ROUNDS`](fq_ratio::ROUNDS) rounds time
+/// [`SLICE`](fq_ratio::SLICE) pairs of each, in alternating order (ABBA, so that a
+/// trend in the machine's speed does not favour either), and each round gives one
+/// ratio. Separate divan runs of the two, seconds apart, see the VM in different
+/// phases (its speed moves by half at times); within a round both see the same.
+mod fq_ratio {
+    use super::*;
+    use std::time::Instant as Clock;
+
+    /// The command-line flag that selects this mode.
+    pub const FLAG: &str = "--fq-ratio";
+    /// Rounds per discipline and number of classes.
+    pub const ROUNDS: usize = 1_000;
+    /// Pairs per slice: about a millisecond, well above the clock's resolution and
+    /// short against the VM's changes of speed.
+    pub const SLICE: u32 = 10_000;
+    /// Numbers of classes compared: both working sets fit in the second-level cache
+    /// together (at 10 000 classes they do not, and each slice would start with the
+    /// other discipline's data evicted, which the separate runs never see).
+    const CLASSES: &[usize] = &[100, 1_000];
+    /// The ratio issue 11 sets as the bound ("never more than 3× DRR").
+    const TARGET: f64 = 3.0;
+    /// The disciplines compared with DRR.
+    const KINDS: &[SchedulerKind] = &[
+        SchedulerKind::Keshav,
+        SchedulerKind::Wfq,
+        SchedulerKind::Scfq,
+        SchedulerKind::Stfq,
+    ];
+
+    /// Nanoseconds per pair over one slice of `pair`.
+    fn slice(pair: &mut impl FnMut() -> Option<u32>) -> f64 {
+        let start = Clock::now();
+        for _ in 0..SLICE {
+            divan::black_box(pair());
+        }
+        start.elapsed().as_nanos() as f64 / f64::from(SLICE)
+    }
+
+    /// The value at fraction `q` of the sorted `v` (nearest rank).
+    fn quantile(v: &[f64], q: f64) -> f64 {
+        v[((v.len() - 1) as f64 * q).round() as usize]
+    }
+
+    pub fn run() {
+        println!(
+            "Backlogged pairs (`backlogged` group) against DRR, interleaved: {ROUNDS} rounds of {SLICE} pairs each, alternating order"
+        );
+        println!(
+            "{:<8} {:>8} {:>10} {:>10} {:>8} {:>8} {:>8} {:>10}",
+            "sched",
+            "classes",
+            "ns/pair",
+            "DRR ns",
+            "ratio",
+            "p10",
+            "p90",
+            format!("above {TARGET}x")
+        );
+        for &n in CLASSES {
+            for &kind in KINDS {
+                let build = |kind| {
+                    let s = config(kind, n, Structure::Perc).build::<TestPacket>(&tree(n));
+                    backlogged_pair(n, s.expect("flat trees build"))
+                };
+                let (mut fq, mut drr) = (build(kind), build(SchedulerKind::Drr));
+                warm_up(n, &mut fq);
+                warm_up(n, &mut drr);
+                let (mut fq_ns, mut drr_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+                for round in 0..ROUNDS {
+                    let (f, d) = if round % 2 == 0 {
+                        let f = slice(&mut fq);
+                        (f, slice(&mut drr))
+                    } else {
+                        let d = slice(&mut drr);
+                        (slice(&mut fq), d)
+                    };
+                    fq_ns.push(f);
+                    drr_ns.push(d);
+                    ratios.push(f / d);
+                }
+                for v in [&mut fq_ns, &mut drr_ns, &mut ratios] {
+                    v.sort_by(f64::total_cmp);
+                }
+                let above = ratios.iter().filter(|&&r| r > TARGET).count();
+                println!(
+                    "{:<8} {:>8} {:>10.1} {:>10.1} {:>8.2} {:>8.2} {:>8.2} {:>6}/{ROUNDS}",
+                    kind.name(),
+                    n,
+                    quantile(&fq_ns, 0.5),
+                    quantile(&drr_ns, 0.5),
+                    quantile(&ratios, 0.5),
+                    quantile(&ratios, 0.1),
+                    quantile(&ratios, 0.9),
+                    above
+                );
+            }
+        }
     }
 }
