@@ -329,15 +329,19 @@ fn paced_pairs_in<S: Scheduler<TestPacket>>(
 /// [`pairs`] leave some classes empty, and at one instant (Keshav FQ's round number
 /// frozen at 0) let the fair-queueing disciplines' finish numbers drift apart until
 /// most arrivals find their class empty.
-fn backlogged_pairs<S: Scheduler<TestPacket>>(bencher: Bencher<'_, '_>, n: usize, s: S) {
-    let mut pair = backlogged_pair(n, s);
+fn backlogged_pairs(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize) {
+    let mut pair = backlogged_pair(kind, n);
     warm_up(n, &mut pair);
     bencher.bench_local(pair);
 }
 
-/// The pair of [`backlogged_pairs`] on `s`, filled but not warmed up: it returns the
-/// length of the packet it dequeued.
-fn backlogged_pair<S: Scheduler<TestPacket>>(n: usize, mut s: S) -> impl FnMut() -> Option<u32> {
+/// The pair of [`backlogged_pairs`] on `kind` built from the registry and boxed (as
+/// the simulator holds it), filled but not warmed up: it returns the length of the
+/// packet it dequeued.
+fn backlogged_pair(kind: SchedulerKind, n: usize) -> impl FnMut() -> Option<u32> {
+    let mut s = config(kind, n, Structure::Perc)
+        .build::<TestPacket>(&tree(n))
+        .expect("flat trees build");
     let mut link = LinkClock::new(tree(1).link_rate());
     let mut now = Instant::ZERO;
     let mut evicted = Vec::new();
@@ -588,35 +592,30 @@ mod binary {
 mod backlogged {
     use super::*;
 
-    fn boxed(bencher: Bencher<'_, '_>, kind: SchedulerKind, n: usize) {
-        let sched = config(kind, n, Structure::Perc).build::<TestPacket>(&tree(n));
-        backlogged_pairs(bencher, n, sched.expect("flat trees build"));
-    }
-
     #[divan::bench(args = CLASSES)]
     fn drr(bencher: Bencher<'_, '_>, n: usize) {
-        boxed(bencher, SchedulerKind::Drr, n);
+        backlogged_pairs(bencher, SchedulerKind::Drr, n);
     }
 
     /// Keshav FQ with PERC (uncounted, the default).
     #[divan::bench(args = CLASSES)]
     fn keshav(bencher: Bencher<'_, '_>, n: usize) {
-        boxed(bencher, SchedulerKind::Keshav, n);
+        backlogged_pairs(bencher, SchedulerKind::Keshav, n);
     }
 
     #[divan::bench(args = CLASSES)]
     fn wfq(bencher: Bencher<'_, '_>, n: usize) {
-        boxed(bencher, SchedulerKind::Wfq, n);
+        backlogged_pairs(bencher, SchedulerKind::Wfq, n);
     }
 
     #[divan::bench(args = CLASSES)]
     fn scfq(bencher: Bencher<'_, '_>, n: usize) {
-        boxed(bencher, SchedulerKind::Scfq, n);
+        backlogged_pairs(bencher, SchedulerKind::Scfq, n);
     }
 
     #[divan::bench(args = CLASSES)]
     fn stfq(bencher: Bencher<'_, '_>, n: usize) {
-        boxed(bencher, SchedulerKind::Stfq, n);
+        backlogged_pairs(bencher, SchedulerKind::Stfq, n);
     }
 }
 
@@ -765,7 +764,7 @@ mod fq_ratio {
     pub const FLAG: &str = "--fq-ratio";
     /// Rounds per discipline and number of classes.
     pub const ROUNDS: usize = 1_000;
-    /// Pairs per slice: about a millisecond, well above the clock's resolution and
+    /// Pairs per slice: 0.1 to 1 ms of work here, far above the clock's resolution and
     /// short against the VM's changes of speed.
     pub const SLICE: u32 = 10_000;
     /// Numbers of classes compared: both working sets fit in the second-level cache
@@ -813,11 +812,8 @@ mod fq_ratio {
         );
         for &n in CLASSES {
             for &kind in KINDS {
-                let build = |kind| {
-                    let s = config(kind, n, Structure::Perc).build::<TestPacket>(&tree(n));
-                    backlogged_pair(n, s.expect("flat trees build"))
-                };
-                let (mut fq, mut drr) = (build(kind), build(SchedulerKind::Drr));
+                let mut fq = backlogged_pair(kind, n);
+                let mut drr = backlogged_pair(SchedulerKind::Drr, n);
                 warm_up(n, &mut fq);
                 warm_up(n, &mut drr);
                 let (mut fq_ns, mut drr_ns, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
